@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+// Curlew: AFNetworking's operation-based networking, rebuilt GCD-first in Swift 6 for Linux on libcurl.
+import PackageDescription
+
+let package = Package(
+    name: "Curlew",
+    products: [
+        .library(name: "CurlewTransport", targets: ["CurlewTransport"]),
+        .library(name: "CurlewDispatch", targets: ["CurlewDispatch"]),
+        .library(name: "CurlewRunLoop", targets: ["CurlewRunLoop"]),
+        .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
+        .executable(name: "curlew-demo", targets: ["curlew-demo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    ],
+    targets: [
+        // C interop: libcurl with typed shims for its variadic calls, and the Linux calls Glibc hides.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(name: "CCurlewLinux"),
+
+        // The shared engine: the scheduler seam, curl's multi-socket API, transfers, errors.
+        .target(
+            name: "CurlewTransport",
+            dependencies: [
+                "CCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+        // Backend 2 (the default): one serial queue, DispatchSources for sockets and the timer.
+        .target(name: "CurlewDispatch", dependencies: ["CurlewTransport"]),
+        // Backend 1 (classic): a dedicated Thread running a RunLoop kept alive by a port.
+        .target(name: "CurlewRunLoop", dependencies: ["CurlewTransport", "CCurlewLinux"]),
+
+        // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
+        .target(
+            name: "CurlewTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            resources: [.copy("Certificates")]
+        ),
+        // What every test target shares: the backend configurations and waiting helpers.
+        .target(
+            name: "CurlewTestSupport",
+            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewTestServer", "CCurlewLinux"]
+        ),
+
+        // The quick start's main job until the benchmark runner exists.
+        .executableTarget(
+            name: "curlew-demo",
+            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewTestServer"]
+        ),
+
+        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport"]),
+        .testTarget(name: "CurlewSchedulerTests", dependencies: ["CurlewTestSupport"]),
+        .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport"]),
+        .testTarget(name: "CurlewLessonsTests", dependencies: ["CurlewTestSupport"]),
+    ]
+)

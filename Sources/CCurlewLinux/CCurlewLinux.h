@@ -1,0 +1,45 @@
+/*
+ * CCurlewLinux: the Linux system calls Glibc's Swift module does not export (epoll, eventfd),
+ * for the run-loop backend's epoll socket strategy and for tests that count threads and fds.
+ */
+#ifndef CCURLEW_LINUX_H
+#define CCURLEW_LINUX_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static inline int ccurlew_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/* Adds, modifies or deletes fd in epfd; events is EPOLLIN|EPOLLOUT bits, data.fd carries fd. */
+static inline int ccurlew_epoll_ctl(int epfd, int op, int fd, unsigned int events) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = 0;
+    ev.data.fd = fd;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+/* One event, flattened for Swift. */
+typedef struct { int fd; unsigned int events; } ccurlew_ready_event;
+
+/* Waits up to timeout_ms (0: poll) and copies at most max events into out. */
+static inline int ccurlew_epoll_wait(int epfd, ccurlew_ready_event *_Nonnull out, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) { out[i].fd = events[i].data.fd; out[i].events = events[i].events; }
+    return n;
+}
+
+static const unsigned int CCURLEW_EPOLLIN = EPOLLIN;
+static const unsigned int CCURLEW_EPOLLOUT = EPOLLOUT;
+static const unsigned int CCURLEW_EPOLLERR = EPOLLERR;
+static const unsigned int CCURLEW_EPOLLHUP = EPOLLHUP;
+static const int CCURLEW_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+static const int CCURLEW_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+static const int CCURLEW_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+
+#endif
