@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CurlewRunLoop", targets: ["CurlewRunLoop"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
+        .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -52,10 +53,12 @@ let package = Package(
             ],
             resources: [.copy("Certificates")]
         ),
-        // What every test target shares: the backend configurations and waiting helpers.
+        // The test server as a process of its own (the benchmark runner starts it when nginx is missing).
+        .executableTarget(name: "curlew-test-server", dependencies: ["CurlewTestServer"]),
+        // What every test target shares: the backend configurations, waiting and process-inspection helpers.
         .target(
             name: "CurlewTestSupport",
-            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewTestServer", "CCurlewLinux"]
+            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CCurlewLinux"]
         ),
 
         // The quick start's main job until the benchmark runner exists.
@@ -66,7 +69,7 @@ let package = Package(
 
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport"]),
         .testTarget(name: "CurlewSchedulerTests", dependencies: ["CurlewTestSupport"]),
-        .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport"]),
-        .testTarget(name: "CurlewLessonsTests", dependencies: ["CurlewTestSupport"]),
+        .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
+        .testTarget(name: "CurlewLessonsTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
     ]
 )
