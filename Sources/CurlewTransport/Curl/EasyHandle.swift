@@ -1,0 +1,113 @@
+internal import CCurl
+
+/// One libcurl easy handle (`CURL *`), with typed option setters.
+///
+/// Easy handles are pooled by the engine and reused across transfers (`curl_easy_reset` between
+/// uses), which keeps their internal buffers and avoids an allocation storm per request.
+/// An easy handle is used on its engine's context only.
+final class EasyHandle {
+    let raw: UnsafeMutableRawPointer
+    /// curl writes a human-readable message for the last error here (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init?() {
+        LibCurl.ensureInitialized()
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        self.prepareForUse()
+    }
+
+    deinit {
+        curl_easy_cleanup(self.raw)
+        self.errorBuffer.deallocate()
+    }
+
+    /// Returns every option to its default, ready for the next transfer.
+    func reset() {
+        curl_easy_reset(self.raw)
+        self.prepareForUse()
+    }
+
+    private func prepareForUse() {
+        self.errorBuffer[0] = 0
+        _ = ccurl_easy_setopt_ptr(self.raw, CURLOPT_ERRORBUFFER, self.errorBuffer)
+        // A multi-threaded program must not let curl use signals (SIGALRM for DNS timeouts).
+        _ = ccurl_easy_setopt_long(self.raw, CURLOPT_NOSIGNAL, 1)
+    }
+
+    /// curl's message for the last failure on this handle, or `nil` when it left none.
+    var errorMessage: String? {
+        self.errorBuffer[0] == 0 ? nil : String(cString: self.errorBuffer)
+    }
+
+    // MARK: Options
+
+    func set(_ option: CURLoption, _ value: Int) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_long(self.raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: Bool) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_long(self.raw, option, value ? 1 : 0), option)
+    }
+
+    func set(_ option: CURLoption, offset value: Int64) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_off_t(self.raw, option, curl_off_t(value)), option)
+    }
+
+    /// Sets a string option; curl copies the string (true of every string option Curlew uses).
+    func set(_ option: CURLoption, _ value: String) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_string(self.raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_ptr(self.raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, list value: UnsafeMutablePointer<curl_slist>?) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_slist(self.raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, callback value: ccurl_data_callback) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_data_callback(self.raw, option, value), option)
+    }
+
+    func setSocketCallbacks(
+        open: ccurl_opensocket_callback,
+        close: ccurl_closesocket_callback,
+        context: UnsafeMutableRawPointer
+    ) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_opensocket_callback(self.raw, open), CURLOPT_OPENSOCKETFUNCTION)
+        try Self.check(ccurl_easy_setopt_ptr(self.raw, CURLOPT_OPENSOCKETDATA, context), CURLOPT_OPENSOCKETDATA)
+        try Self.check(ccurl_easy_setopt_closesocket_callback(self.raw, close), CURLOPT_CLOSESOCKETFUNCTION)
+        try Self.check(ccurl_easy_setopt_ptr(self.raw, CURLOPT_CLOSESOCKETDATA, context), CURLOPT_CLOSESOCKETDATA)
+    }
+
+    func setSeekCallback(_ value: ccurl_seek_callback, context: UnsafeMutableRawPointer) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_seek_callback(self.raw, value), CURLOPT_SEEKFUNCTION)
+        try Self.check(ccurl_easy_setopt_ptr(self.raw, CURLOPT_SEEKDATA, context), CURLOPT_SEEKDATA)
+    }
+
+    private static func check(_ code: CURLcode, _ option: CURLoption) throws(TransferError) {
+        guard code != CURLE_OK else { return }
+        throw TransferError(curlCode: code, message: "curl_easy_setopt(\(option.rawValue)) failed", osErrno: nil, url: nil)
+    }
+
+    // MARK: Information
+
+    func info(long item: CURLINFO) -> Int? {
+        var value = 0
+        return ccurl_easy_getinfo_long(self.raw, item, &value) == CURLE_OK ? value : nil
+    }
+
+    func info(offset item: CURLINFO) -> Int64? {
+        var value: curl_off_t = 0
+        return ccurl_easy_getinfo_off_t(self.raw, item, &value) == CURLE_OK ? Int64(value) : nil
+    }
+
+    func info(string item: CURLINFO) -> String? {
+        var value: UnsafePointer<CChar>? = nil
+        guard ccurl_easy_getinfo_string(self.raw, item, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+}

@@ -1,0 +1,40 @@
+internal import CCurl
+
+/// Facts about the libcurl that Curlew runs on (the runtime library, not the headers it was built with).
+public enum LibCurl {
+    /// The runtime version string, e.g. `"7.88.1"`.
+    public static var version: String {
+        ensureInitialized()
+        return ccurl_runtime_version().map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// The runtime version as `0xXXYYZZ` (major, minor, patch).
+    public static var versionNumber: UInt32 {
+        ensureInitialized()
+        return ccurl_runtime_version_num()
+    }
+
+    /// Whether this libcurl was built with HTTP/2 support (nghttp2).
+    public static var supportsHTTP2: Bool {
+        ensureInitialized()
+        return ccurl_runtime_features() & Int32(CURL_VERSION_HTTP2) != 0
+    }
+
+    /// Whether connections made with HTTP/2 prior knowledge (h2c) can be reused.
+    ///
+    /// libcurl before 8.0 fails every transfer after the first on such a connection with an error in
+    /// the HTTP/2 framing layer (curl issue #10634, fixed in 8.0.0). Debian 12 ships 7.88.1.
+    public static var supportsPriorKnowledgeReuse: Bool { versionNumber >= 0x08_00_00 }
+
+    /// Runs `curl_global_init` exactly once per process, before any other curl call.
+    ///
+    /// `curl_global_init` is not thread-safe in libcurl 7.x; a Swift global `let` is initialised
+    /// exactly once under a lock, which makes this safe to call from any thread.
+    static func ensureInitialized() {
+        _ = globalInitialization
+    }
+
+    private static let globalInitialization: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    }()
+}

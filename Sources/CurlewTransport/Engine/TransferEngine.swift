@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+/// Runs HTTP transfers on one libcurl multi handle, driven by a ``TransferScheduler``.
+///
+/// The engine owns curl's multi handle; every curl call for it happens on the scheduler's context,
+/// which the scheduler provides (a serial queue for `DispatchScheduler`, a network thread's run
+/// loop for `RunLoopScheduler`). Connections are pooled and reused across the engine's transfers,
+/// HTTP/2 streams are multiplexed on one connection, and easy handles are reused.
+///
+/// ```swift
+/// let engine = TransferEngine(scheduler: DispatchScheduler())
+/// let response = try await engine.execute(TransferRequest(url: URL(string: "http://127.0.0.1:8080/")!))
+/// print(response.head.status, response.body?.count ?? 0)
+/// await engine.shutdown()
+/// ```
+///
+/// Call ``shutdown()`` when done: it cancels what is still running, closes pooled connections and
+/// releases the scheduler. An engine released without it shuts down on its own, asynchronously,
+/// cancelling its transfers.
+public final class TransferEngine: Sendable {
+    /// Limits of one engine's connection pool.
+    public struct Configuration: Sendable, Hashable {
+        /// The most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); more transfers wait
+        /// for a free one. 0: no limit.
+        public var maximumConnectionsPerHost: Int = 16
+        /// The most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`). 0: no limit.
+        public var maximumConnections: Int = 0
+        /// How many idle connections the pool keeps (`CURLMOPT_MAXCONNECTS`); `nil`: curl's default.
+        public var maximumIdleConnections: Int?
+        /// Whether HTTP/2 transfers to one host share a connection as streams.
+        public var http2Multiplexing: Bool = true
+        /// The most streams on one HTTP/2 connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`).
+        public var maximumStreamsPerConnection: Int = 100
+
+        /// Creates the default configuration.
+        public init() {}
+    }
+
+    let driver: MultiDriver
+    private let isShutDown = Mutex(false)
+    private static let nextTransferID = Atomic<UInt64>(1)
+
+    /// The scheduler whose context runs this engine.
+    public var scheduler: any TransferScheduler { self.driver.scheduler }
+
+    /// Creates an engine on `scheduler`, which it binds; a scheduler serves one engine.
+    public init(scheduler: any TransferScheduler, configuration: Configuration = Configuration()) {
+        self.driver = MultiDriver(scheduler: scheduler, configuration: configuration)
+    }
+
+    deinit {
+        if !self.isShutDown.withLock({ $0 }) {
+            let driver = self.driver
+            driver.scheduler.perform { driver.shutdown {} }
+        }
+    }
+
+    /// Makes a transfer for `request`; nothing happens until ``Transfer/start()``.
+    ///
+    /// - Parameters:
+    ///   - request: what to send and where the body goes.
+    ///   - delegate: told of the transfer's events on the engine's context, and of its end exactly
+    ///     once. The transfer keeps it until then.
+    public func makeTransfer(_ request: TransferRequest, delegate: (any TransferDelegate)? = nil) -> Transfer {
+        let id = Self.nextTransferID.add(1, ordering: .relaxed).oldValue
+        return Transfer(request: request, delegate: delegate, driver: self.driver, id: id)
+    }
+
+    /// Cancels every unfinished transfer, closes all connections and releases the scheduler.
+    /// Transfers started afterwards fail with ``TransferError/Code/cancelled``.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            self.shutdown { continuation.resume() }
+        }
+    }
+
+    /// Like ``shutdown()``, calling `completion` (on any thread) when done.
+    public func shutdown(completion: @escaping @Sendable () -> Void) {
+        self.isShutDown.withLock { $0 = true }
+        let driver = self.driver
+        driver.scheduler.perform { driver.shutdown(completion) }
+    }
+
+    /// What the engine holds and has done, read on its context.
+    public func diagnostics() async -> EngineDiagnostics {
+        await withCheckedContinuation { (continuation: CheckedContinuation<EngineDiagnostics, Never>) in
+            let driver = self.driver
+            driver.scheduler.perform { continuation.resume(returning: driver.diagnostics) }
+        }
+    }
+}
+
+/// A snapshot of an engine's holdings and counters, for tests, leak checks and lessons.
+public struct EngineDiagnostics: Sendable, Hashable {
+    /// Transfers started and not finished (running or paused).
+    public var liveTransfers = 0
+    /// Transfers finished since the engine was made.
+    public var transfersCompleted = 0
+    /// Easy handles waiting in the pool for reuse.
+    public var idleEasyHandles = 0
+    /// Connection sockets curl has open (in use or pooled).
+    public var openSockets = 0
+    /// Sockets curl opened itself (the resolver's) being watched through a duplicate.
+    public var foreignSocketWatches = 0
+    /// `curl_multi_socket_action` calls for socket readiness since the engine was made.
+    public var socketActions = 0
+    /// Timer expiries since the engine was made.
+    public var timerFirings = 0
+    /// What the scheduler holds.
+    public var scheduler = SchedulerDiagnostics()
+
+    /// Creates empty diagnostics.
+    public init() {}
+}

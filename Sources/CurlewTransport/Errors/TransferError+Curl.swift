@@ -1,0 +1,52 @@
+import Foundation
+internal import CCurl
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension TransferError {
+    /// The one place where curl's result codes become Curlew errors.
+    ///
+    /// The order of checks follows what the code means to a caller: a refused connection is
+    /// "cannot connect" whatever curl's code, a connect that timed out is "timed out".
+    init(curlCode: CURLcode, message: String?, osErrno: Int32?, url: URL?) {
+        let errno = osErrno.flatMap { $0 == 0 ? nil : $0 }
+        let code: Code
+        if errno == ECONNREFUSED {
+            code = .cannotConnectToHost
+        } else {
+            code = Self.code(for: curlCode, errno: errno)
+        }
+        let text = message.flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: curl_easy_strerror(curlCode))
+        self.init(code, text, curlCode: Int(curlCode.rawValue), osErrno: errno, failingURL: url)
+    }
+
+    private static func code(for curlCode: CURLcode, errno: Int32?) -> Code {
+        switch curlCode {
+        case CURLE_UNSUPPORTED_PROTOCOL: return .unsupportedURL
+        case CURLE_URL_MALFORMAT: return .badURL
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .cannotFindHost
+        case CURLE_COULDNT_CONNECT: return errno == ETIMEDOUT ? .timedOut : .cannotConnectToHost
+        case CURLE_OPERATION_TIMEDOUT: return .timedOut
+        case CURLE_PEER_FAILED_VERIFICATION: return .serverCertificateUntrusted
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+            CURLE_SSL_SHUTDOWN_FAILED:
+            return .secureConnectionFailed
+        case CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return .badServerResponse
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            return .networkConnectionLost
+        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        case CURLE_FILESIZE_EXCEEDED: return .responseTooLarge
+        case CURLE_BAD_CONTENT_ENCODING: return .cannotDecodeContentData
+        case CURLE_SEND_FAIL_REWIND: return .requestBodyStreamExhausted
+        case CURLE_READ_ERROR: return .cannotOpenFile
+        case CURLE_WRITE_ERROR: return .cannotWriteToFile
+        case CURLE_ABORTED_BY_CALLBACK: return .cancelled
+        default: return .unknown
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// How one transfer behaves: timeouts, redirects, protocol, TLS, proxy and limits.
+///
+/// The defaults are what a careful HTTP client does: connect and idle timeouts of 60 seconds (like
+/// URLSession's request timeout), up to 10 redirects between `http` and `https` URLs only, HTTP/2
+/// when a TLS server offers it, certificate and host name verification on, decompression on.
+public struct TransferOptions: Sendable, Hashable {
+    /// The longest time to establish the connection (TCP and TLS). `nil` waits as long as the OS does.
+    public var connectTimeout: Duration? = .seconds(60)
+    /// The longest time the whole transfer may take, from start to the last body byte. `nil`: no limit.
+    public var timeout: Duration?
+    /// Fail when no byte has moved for this long (curl's low-speed check, whole seconds, at least 1).
+    /// `nil` disables the check.
+    public var idleTimeout: Duration? = .seconds(60)
+    /// Whether and how far redirects are followed.
+    public var redirects: RedirectPolicy = .follow(maximum: 10)
+    /// Which HTTP versions to speak.
+    public var httpVersion: HTTPVersionPreference = .automatic
+    /// Certificate verification and trusted roots.
+    public var tls: TLSOptions = TLSOptions()
+    /// Which proxy to use.
+    public var proxy: ProxyConfiguration = .environment
+    /// Fail with ``TransferError/Code/responseTooLarge`` when the body is longer. `nil`: no limit.
+    public var maximumResponseBodySize: Int64?
+    /// Fail with ``TransferError/Code/responseHeadTooLarge`` when the status line and headers of
+    /// one response are longer than this many bytes.
+    public var maximumResponseHeadSize: Int = 96 * 1024
+    /// Ask for compressed bodies (`Accept-Encoding`) and decode them transparently.
+    ///
+    /// A paused transfer whose body is encoded restarts from the beginning when resumed, because
+    /// byte ranges address the encoded body.
+    public var automaticDecompression: Bool = true
+
+    /// Creates the default options.
+    public init() {}
+}
+
+/// Whether a transfer follows redirects (301, 302, 303, 307, 308).
+///
+/// Curlew follows redirects itself rather than letting curl do it, so that it can: refuse any target
+/// that is not `http` or `https`; turn POST into GET on 301/302 and anything but HEAD into GET on 303
+/// (as browsers and URLSession do) while 307/308 keep the method and body; drop credentials
+/// (`Authorization`, `Cookie`, `Proxy-Authorization`) when the origin changes; and let a
+/// ``TransferDelegate`` veto or rewrite each hop.
+public enum RedirectPolicy: Sendable, Hashable {
+    /// Do not follow: the 3xx response is the result.
+    case none
+    /// Follow at most `maximum` redirects, then fail with ``TransferError/Code/tooManyRedirects``.
+    case follow(maximum: Int)
+}
+
+/// Which HTTP version a transfer speaks.
+public enum HTTPVersionPreference: Sendable, Hashable {
+    /// HTTP/1.1 only.
+    case http1_1
+    /// HTTP/2 when a TLS server offers it through ALPN, HTTP/1.1 otherwise (curl's default).
+    case automatic
+    /// HTTP/2 from the first byte, also without TLS (h2c, "prior knowledge").
+    ///
+    /// libcurl before 8.0 cannot reuse such a connection (see ``LibCurl/supportsPriorKnowledgeReuse``).
+    case http2PriorKnowledge
+}
+
+/// How the server's TLS certificate is checked.
+public struct TLSOptions: Sendable, Hashable {
+    /// How strictly to verify the server's certificate. Verification is on by default.
+    public enum Verification: Sendable, Hashable {
+        /// Verify the chain against the trusted roots and the host name (the default).
+        case full
+        /// Verify the chain but not the host name.
+        case noHostnameVerification
+        /// Verify nothing. Only for tests against throwaway servers.
+        case none
+    }
+
+    /// How strictly to verify.
+    public var verification: Verification = .full
+    /// A PEM file of trusted root certificates to use instead of the system's.
+    public var trustedRootsFile: String?
+
+    /// Creates options with full verification against the system's roots.
+    public init(verification: Verification = .full, trustedRootsFile: String? = nil) {
+        self.verification = verification
+        self.trustedRootsFile = trustedRootsFile
+    }
+}
+
+/// Which proxy a transfer goes through.
+public enum ProxyConfiguration: Sendable, Hashable {
+    /// Honour `http_proxy`, `https_proxy` and `no_proxy` from the environment, as curl and URLSession do.
+    case environment
+    /// Connect directly, whatever the environment says.
+    case none
+    /// Use this proxy URL, e.g. `"http://proxy.example:3128"`.
+    case url(String)
+}

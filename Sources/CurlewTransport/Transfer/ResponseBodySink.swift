@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a transfer writes response body bytes: memory, or a temporary file that replaces the
+/// destination on success. Used on the engine's context only.
+struct ResponseBodySink {
+    private enum Storage {
+        case memory(Data)
+        case file(descriptor: Int32, temporaryPath: String, destination: URL)
+        case closed
+    }
+
+    private var storage: Storage
+    /// Bytes held so far.
+    private(set) var count: Int64 = 0
+
+    /// Opens the sink for `destination`.
+    /// - Throws: ``TransferError/Code/cannotWriteToFile`` when the temporary file cannot be created.
+    init(_ destination: ResponseDestination) throws(TransferError) {
+        switch destination {
+        case .memory:
+            self.storage = .memory(Data())
+        case .file(let url):
+            let directory = url.deletingLastPathComponent().path
+            let name = ".\(url.lastPathComponent).curlew-\(UInt32.random(in: .min ... .max)).partial"
+            let temporaryPath = (directory.isEmpty ? "." : directory) + "/" + name
+            let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw TransferError(.cannotWriteToFile, "Cannot create \(temporaryPath): \(Self.lastError())")
+            }
+            self.storage = .file(descriptor: descriptor, temporaryPath: temporaryPath, destination: url)
+        }
+    }
+
+    /// Reserves memory for a body of known length (memory sinks only; capped, a hint not a promise).
+    mutating func reserve(_ length: Int64) {
+        guard case .memory(var data) = self.storage, length > 0 else { return }
+        self.storage = .closed  // Release the reference so `data` is uniquely held while it grows.
+        data.reserveCapacity(Int(min(length, 64 << 20)) + data.count)
+        self.storage = .memory(data)
+    }
+
+    /// Appends bytes.
+    /// - Throws: ``TransferError/Code/cannotWriteToFile`` when the file write fails (disk full…).
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+        switch self.storage {
+        case .memory(var data):
+            self.storage = .closed
+            data.append(bytes.assumingMemoryBound(to: UInt8.self))
+            self.storage = .memory(data)
+        case .file(let descriptor, let path, _):
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw TransferError(.cannotWriteToFile, "Cannot write to \(path): \(Self.lastError())")
+                }
+                offset += written
+            }
+        case .closed:
+            throw TransferError(.cannotWriteToFile, "The response body sink is closed.")
+        }
+        self.count += Int64(bytes.count)
+    }
+
+    /// Drops everything written so far (a resumed transfer that must restart).
+    mutating func truncate() throws(TransferError) {
+        switch self.storage {
+        case .memory(var data):
+            self.storage = .closed
+            data.removeAll(keepingCapacity: true)
+            self.storage = .memory(data)
+        case .file(let descriptor, let path, _):
+            guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+                throw TransferError(.cannotWriteToFile, "Cannot truncate \(path): \(Self.lastError())")
+            }
+        case .closed:
+            break
+        }
+        self.count = 0
+    }
+
+    /// Completes the sink: the memory body, or the file moved into place.
+    mutating func finish() throws(TransferError) -> (body: Data?, fileURL: URL?) {
+        let storage = self.storage
+        self.storage = .closed
+        switch storage {
+        case .memory(let data):
+            return (data, nil)
+        case .file(let descriptor, let temporaryPath, let destination):
+            let closed = close(descriptor) == 0
+            guard closed, rename(temporaryPath, destination.path) == 0 else {
+                let reason = Self.lastError()
+                unlink(temporaryPath)
+                throw TransferError(.cannotWriteToFile, "Cannot move the body to \(destination.path): \(reason)")
+            }
+            return (nil, destination)
+        case .closed:
+            return (nil, nil)
+        }
+    }
+
+    /// Abandons the sink: a failed or cancelled transfer leaves no file behind.
+    mutating func discard() {
+        if case .file(let descriptor, let temporaryPath, _) = self.storage {
+            close(descriptor)
+            unlink(temporaryPath)
+        }
+        self.storage = .closed
+    }
+
+    static func lastError() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import HTTPTypes
+
+/// One HTTP request and its response, run by a ``TransferEngine``.
+///
+/// A transfer is made by ``TransferEngine/makeTransfer(_:delegate:)`` and does nothing until
+/// ``start()``. Its methods may be called from any thread at any moment; each one is carried to the
+/// engine's context and applied there in call order, so a `cancel()` right after `start()` is
+/// always seen after it. Its ``TransferDelegate`` hears about it on that context and is told of
+/// its end exactly once, whatever happens: success, failure, cancellation at any point, or the
+/// engine shutting down.
+///
+/// ```swift
+/// let transfer = engine.makeTransfer(TransferRequest(url: url), delegate: collector)
+/// transfer.start()
+/// // later, from anywhere:
+/// transfer.pause()    // releases the connection, keeps the body so far
+/// transfer.resume()   // continues with a Range request when the server allows it
+/// transfer.cancel()   // completes with TransferError.Code.cancelled
+/// ```
+///
+/// Safety: `@unchecked Sendable` because every mutable property is confined to the engine's
+/// context (each public method only submits work there); `request`, `id` and `driver` are immutable.
+public final class Transfer: @unchecked Sendable {
+    /// The request as given.
+    public let request: TransferRequest
+    /// A number unique within the process, for logs.
+    public let id: UInt64
+    let driver: MultiDriver
+
+    // Everything below is confined to the engine's context.
+    var machine = TransferStateMachine()
+    var delegate: (any TransferDelegate)?
+    /// The current attempt (first request, a redirect's, a resume's).
+    var attempt: Attempt?
+    /// The easy handle while the transfer runs, and whether it is in the multi handle.
+    var easy: EasyHandle?
+    var isAttached = false
+    var headerList: CurlHeaderList?
+    var parser: ResponseHeadParser
+    /// The head of the response being delivered (kept across a resume that appends).
+    var deliveredHead: HTTPResponse?
+    var sink: ResponseBodySink?
+    var source: RequestBodySource?
+    var bodyMode: BodyMode = .deliver
+    /// An error found inside a curl callback, which then aborts; it wins over curl's code.
+    var pendingError: TransferError?
+    /// The attempt to make once the current (redirect) response is drained.
+    var pendingRedirect: Attempt?
+    /// The range reply could not be trusted: fetch again without a range once it is drained.
+    var pendingPlainRetry = false
+    var progress = TransferProgress()
+    var resumeCount = 0
+
+    /// What happens to body bytes of the current response.
+    enum BodyMode: Hashable {
+        case deliver
+        /// A redirect or distrusted range reply: drain and drop.
+        case discard
+        /// A full reply to a range request: drop this many leading bytes already kept.
+        case skip(Int64)
+    }
+
+    init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
+        self.request = request
+        self.delegate = delegate
+        self.driver = driver
+        self.id = id
+        self.parser = ResponseHeadParser(limit: request.options.maximumResponseHeadSize)
+    }
+
+    // MARK: Public control
+
+    /// Starts the transfer. Only the first call of a new transfer does anything.
+    public func start() {
+        self.driver.scheduler.perform { self.contextStart() }
+    }
+
+    /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
+    /// unless it already completed. Safe at any moment, from any thread, any number of times.
+    public func cancel() {
+        self.driver.scheduler.perform { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
+    }
+
+    /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
+    /// connection, and the body received so far is kept. Does nothing unless running.
+    public func pause() {
+        self.driver.scheduler.perform { self.contextPause() }
+    }
+
+    /// Resumes a paused transfer. When the response had a strong validator (`ETag`, or
+    /// `Last-Modified`) the body continues with `Range` and `If-Range`, and the reply is checked to
+    /// be a 206 for the same entity from the right offset; otherwise (or if the check fails) the
+    /// body starts over. Either way the delivered body is byte-identical. Does nothing unless paused.
+    public func resume() {
+        self.driver.scheduler.perform { self.contextResume() }
+    }
+
+    /// The URL of the current attempt (after redirects).
+    var currentURL: URL? {
+        self.attempt?.target.url ?? self.request.url
+    }
+
+    // MARK: Context-side control
+
+    private func contextStart() {
+        guard self.machine.start() == .activate else { return }
+        self.driver.register(self)
+        do throws(TransferError) {
+            guard !self.driver.isShutDown else {
+                throw TransferError(.cancelled, "The engine has shut down.", failingURL: self.request.url)
+            }
+            let target: RequestTarget
+            do {
+                target = try RequestTarget(validating: self.request.head)
+            } catch {
+                var invalid = error
+                invalid.failingURL = invalid.failingURL ?? self.request.url
+                throw invalid
+            }
+            self.attempt = Attempt(target: target, method: self.request.head.method,
+                                   headerFields: self.request.head.headerFields,
+                                   sendsBody: self.request.body != nil, redirectCount: 0, resume: nil)
+            if let body = self.request.body {
+                let source = try RequestBodySource(body)
+                self.progress.expectedBytesToSend = source.length
+                self.source = source
+            }
+            self.sink = try ResponseBodySink(self.request.destination)
+            try self.launch()
+        } catch {
+            self.completeNow(.failure(error))
+        }
+    }
+
+    func contextCancel(_ error: TransferError) {
+        guard self.machine.cancel() == .finish else { return }
+        self.finish(.failure(error))
+    }
+
+    func engineDidShutDown() {
+        self.contextCancel(TransferError(.cancelled, "The engine has shut down.", failingURL: self.currentURL))
+    }
+
+    private func contextPause() {
+        guard self.machine.pause() == .deactivate else { return }
+        self.releaseHandle()
+        self.delegate?.transferDidPause(self)
+    }
+
+    private func contextResume() {
+        guard self.machine.resume() == .activate, var next = self.attempt else { return }
+        self.resumeCount += 1
+        next.resume = nil
+        do throws(TransferError) {
+            let kept = self.sink?.count ?? 0
+            if kept > 0, next.method == .get, !self.pendingPlainRetry, self.pendingRedirect == nil,
+               let head = self.deliveredHead, let validator = ResumeValidator(head) {
+                next.resume = ResumeRequest(offset: kept, validator: validator)
+            } else {
+                try self.restartBody()
+            }
+            self.attempt = next
+            try self.launch()
+        } catch {
+            self.completeNow(.failure(error))
+        }
+    }
+
+    // MARK: Attempts
+
+    /// Configures a (pooled) easy handle for the current attempt and adds it to the multi handle.
+    func launch() throws(TransferError) {
+        guard let attempt = self.attempt else { return }
+        guard let easy = self.driver.checkOutHandle() else {
+            throw TransferError(.unknown, "curl_easy_init failed.", failingURL: self.currentURL)
+        }
+        self.easy = easy
+        self.parser = ResponseHeadParser(limit: self.request.options.maximumResponseHeadSize)
+        self.bodyMode = .deliver
+        self.pendingError = nil
+        self.pendingRedirect = nil
+        self.pendingPlainRetry = false
+        _ = self.source?.seek(to: 0)
+        try self.configure(easy, for: attempt)
+        try self.driver.attach(easy)
+        self.isAttached = true
+    }
+
+    /// Replaces the finished attempt with `next` on a fresh handle.
+    func relaunch(_ next: Attempt) {
+        self.releaseHandle()
+        self.attempt = next
+        do {
+            try self.launch()
+        } catch {
+            self.completeNow(.failure(error))
+        }
+    }
+
+    /// Drops the body kept so far: the next response starts it again.
+    func restartBody() throws(TransferError) {
+        try self.sink?.truncate()
+        self.progress.bytesReceived = 0
+        self.deliveredHead = nil
+    }
+
+    /// Takes the easy handle out of the multi handle and returns it to the pool.
+    func releaseHandle() {
+        guard let easy = self.easy else { return }
+        self.easy = nil
+        if self.isAttached {
+            self.driver.detach(easy)
+            self.isAttached = false
+        }
+        self.driver.checkIn(easy)
+        self.headerList = nil
+    }
+
+    // MARK: Completion
+
+    /// Completes a running transfer (a failure found outside curl's callbacks).
+    func completeNow(_ outcome: Result<TransferResponse, TransferError>) {
+        guard self.machine.complete() == .finish else { return }
+        self.finish(outcome)
+    }
+
+    /// Releases everything and tells the delegate. Reached exactly once, through the state machine.
+    func finish(_ outcome: Result<TransferResponse, TransferError>) {
+        self.releaseHandle()
+        self.source?.close()
+        self.source = nil
+        self.sink?.discard()
+        self.sink = nil
+        self.driver.unregister(self)
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.transfer(self, didCompleteWith: outcome)
+    }
+}

@@ -1,0 +1,79 @@
+import HTTPTypes
+import Testing
+@testable import CurlewTransport
+
+@Suite("Response head parser")
+struct ResponseHeadParserTests {
+    private func feed(_ lines: [String], limit: Int = 4096) -> [ResponseHeadParser.Event] {
+        var parser = ResponseHeadParser(limit: limit)
+        return lines.map { line in
+            Array(line.utf8).withUnsafeBytes { parser.consume($0) }
+        }
+    }
+
+    @Test func http11Head() throws {
+        let events = self.feed(["HTTP/1.1 404 Not Found\r\n", "Content-Length: 5\r\n", "X-A:  spaced  \r\n", "\r\n"])
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.status.code == 404)
+        #expect(head.status.reasonPhrase == "Not Found")
+        #expect(head.headerFields[.contentLength] == "5")
+        #expect(head.headerFields[try #require(HTTPField.Name("X-A"))] == "spaced")
+    }
+
+    @Test func http2HeadWithoutReason() {
+        let events = self.feed(["HTTP/2 200 \r\n", "content-type: text/plain\r\n", "\r\n"])
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.status.code == 200)
+        #expect(head.headerFields[.contentType] == "text/plain")
+    }
+
+    @Test func informationalHeadIsSkipped() {
+        let events = self.feed(["HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 201 Created\r\n", "\r\n"])
+        #expect(events[1] == .informational)
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.status.code == 201)
+    }
+
+    @Test func trailersAfterTheHeadAreIgnored() {
+        let events = self.feed(["HTTP/1.1 200 OK\r\n", "\r\n", "X-Trailer: 1\r\n", "\r\n"])
+        #expect(events[2] == .needMore)
+        #expect(events[3] == .needMore)
+    }
+
+    @Test func foldedLineContinuesTheValue() throws {
+        let events = self.feed(["HTTP/1.1 200 OK\r\n", "X-Long: one\r\n", "\t two\r\n", "\r\n"])
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.headerFields[try #require(HTTPField.Name("X-Long"))] == "one two")
+    }
+
+    @Test("status lines that are not HTTP", arguments: ["ICY 200 OK\r\n", "HTTP/1.1 20\r\n", "HTTP/1.1 abc OK\r\n", "HTTP/1.1 200OK\r\n", "\r\n"])
+    func malformedStatusLine(_ line: String) {
+        #expect(self.feed([line]) == [.malformed])
+    }
+
+    @Test func invalidFieldNamesAreDropped() {
+        let events = self.feed(["HTTP/1.1 200 OK\r\n", "Bad Name: x\r\n", ": empty\r\n", "NoColon\r\n", "\r\n"])
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.headerFields.isEmpty)
+    }
+
+    @Test func headLargerThanTheLimit() {
+        let events = self.feed(["HTTP/1.1 200 OK\r\n", "X-Big: " + String(repeating: "a", count: 100) + "\r\n"], limit: 64)
+        #expect(events.last == .tooLarge)
+    }
+}

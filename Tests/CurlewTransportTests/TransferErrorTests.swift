@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+internal import CCurl
+@testable import CurlewTransport
+
+@Suite("Error mapping")
+struct TransferErrorTests {
+    @Test("curl codes map onto URLError-style codes", arguments: [
+        (CURLE_UNSUPPORTED_PROTOCOL, TransferError.Code.unsupportedURL),
+        (CURLE_URL_MALFORMAT, .badURL),
+        (CURLE_COULDNT_RESOLVE_HOST, .cannotFindHost),
+        (CURLE_COULDNT_CONNECT, .cannotConnectToHost),
+        (CURLE_OPERATION_TIMEDOUT, .timedOut),
+        (CURLE_SSL_CONNECT_ERROR, .secureConnectionFailed),
+        (CURLE_PEER_FAILED_VERIFICATION, .serverCertificateUntrusted),
+        (CURLE_GOT_NOTHING, .badServerResponse),
+        (CURLE_PARTIAL_FILE, .networkConnectionLost),
+        (CURLE_RECV_ERROR, .networkConnectionLost),
+        (CURLE_TOO_MANY_REDIRECTS, .tooManyRedirects),
+        (CURLE_BAD_CONTENT_ENCODING, .cannotDecodeContentData),
+        (CURLE_SEND_FAIL_REWIND, .requestBodyStreamExhausted),
+        (CURLE_LOGIN_DENIED, .unknown),
+    ])
+    func mapping(_ curlCode: CURLcode, _ code: TransferError.Code) {
+        let error = TransferError(curlCode: curlCode, message: nil, osErrno: nil, url: URL(string: "http://a.test/"))
+        #expect(error.code == code)
+        #expect(error.curlCode == Int(curlCode.rawValue))
+        #expect(!error.message.isEmpty)
+        #expect(error.failingURL?.absoluteString == "http://a.test/")
+    }
+
+    @Test func refusedConnectionIsCannotConnectWhateverTheCode() {
+        let error = TransferError(curlCode: CURLE_RECV_ERROR, message: "x", osErrno: ECONNREFUSED, url: nil)
+        #expect(error.code == .cannotConnectToHost)
+        #expect(error.osErrno == ECONNREFUSED)
+    }
+
+    @Test func connectThatTimedOutIsTimedOut() {
+        #expect(TransferError(curlCode: CURLE_COULDNT_CONNECT, message: nil, osErrno: ETIMEDOUT, url: nil).code == .timedOut)
+    }
+
+    @Test func curlsMessageIsKept() {
+        let error = TransferError(curlCode: CURLE_COULDNT_RESOLVE_HOST, message: "Could not resolve host: x.invalid",
+                                  osErrno: 0, url: nil)
+        #expect(error.message == "Could not resolve host: x.invalid")
+        #expect(error.osErrno == nil)
+    }
+
+    @Test("every code bridges to URLError with the failing URL", arguments: TransferError.Code.allCases)
+    func bridging(_ code: TransferError.Code) {
+        let url = URL(string: "http://a.test/x")
+        let urlError = TransferError(code, "m", failingURL: url).urlError
+        #expect(urlError.code == code.urlErrorCode)
+        #expect(urlError.failingURL == url)
+    }
+}
