@@ -64,3 +64,27 @@ struct TransferRequestTests {
         #expect(!field.value.contains("\n"))
     }
 }
+
+@Suite("HTTPRequest validation")
+struct HTTPRequestValidationTests {
+    @Test("heads that are refused", arguments: [
+        (HTTPRequest(method: .get, scheme: "file", authority: "", path: "/etc/passwd"), TransferError.Code.unsupportedURL),
+        (HTTPRequest(method: .get, scheme: "ftp", authority: "a.test", path: "/"), .unsupportedURL),
+        (HTTPRequest(method: .get, scheme: nil, authority: "a.test", path: "/"), .badURL),
+        (HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/"), .badURL),
+        (HTTPRequest(method: .get, scheme: "http", authority: "a.test/evil", path: "/"), .badURL),
+        (HTTPRequest(method: .get, scheme: "http", authority: "a test", path: "/"), .badURL),
+        (HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/a\r\nX-Injected: 1"), .badURL),
+        (HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "relative"), .badURL),
+        (HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/x#fragment"), .badURL),
+    ])
+    func refused(_ head: HTTPRequest, _ code: TransferError.Code) {
+        let error = #expect(throws: TransferError.self) { try RequestTarget(validating: head) }
+        #expect(error?.code == code)
+    }
+
+    @Test func acceptedHeadKeepsItsParts() throws {
+        let target = try RequestTarget(validating: HTTPRequest(method: .get, scheme: "HTTP", authority: "127.0.0.1:8080", path: nil))
+        #expect(target.string == "http://127.0.0.1:8080/")
+    }
+}

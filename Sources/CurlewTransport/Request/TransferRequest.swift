@@ -119,15 +119,34 @@ struct RequestTarget: Hashable {
         self.path = path
     }
 
-    /// Validates the pseudo-header fields of an `HTTPRequest`.
+    /// Validates the pseudo-header fields of an `HTTPRequest`, which already holds the URL split.
+    ///
+    /// This runs for every transfer, so it checks bytes instead of re-parsing a URL: `http` or
+    /// `https`; an authority with no whitespace, control characters or URL delimiters; a path that
+    /// starts with `/` and has no whitespace, control characters or fragment.
     init(validating head: HTTPRequest) throws(TransferError) {
-        guard let scheme = head.scheme?.lowercased() else {
+        guard let rawScheme = head.scheme, !rawScheme.isEmpty else {
             throw TransferError(.badURL, "The request has no scheme.")
         }
-        guard let authority = head.authority, !authority.isEmpty else {
-            throw TransferError(.badURL, "The request has no authority (host).")
+        let scheme = rawScheme.lowercased()
+        let url = "\(scheme)://\(head.authority ?? "")\(head.path ?? "")"
+        guard scheme == "http" || scheme == "https" else {
+            throw TransferError(.unsupportedURL, "Only http and https URLs are supported, not \"\(scheme)\".",
+                                failingURL: URL(string: url))
+        }
+        guard let authority = head.authority, !authority.isEmpty,
+              !authority.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/")
+                  || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\\") }) else {
+            throw TransferError(.badURL, "The request has no valid authority (host).", failingURL: URL(string: url))
         }
         let path = (head.path?.isEmpty ?? true) ? "/" : (head.path ?? "/")
-        try self.init(validating: "\(scheme)://\(authority)\(path)")
+        guard path.utf8.first == UInt8(ascii: "/"),
+              !path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
+            throw TransferError(.badURL, "The request path \"\(path)\" is not a valid origin-form path.",
+                                failingURL: URL(string: url))
+        }
+        self.scheme = scheme
+        self.authority = authority
+        self.path = path
     }
 }
