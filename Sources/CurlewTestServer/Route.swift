@@ -1,0 +1,171 @@
+/// A typed request target on a ``TestServer``, turned into a path (with query) by ``path``.
+///
+/// Every route answers `GET` (and `HEAD`, which sends the same head without the body); `.echo` and
+/// `.upload` answer any method. A path the server does not know gets a 404, a known path with bad
+/// parameters a 400. The same paths work as raw strings, for example with ``TestServer/url(path:tls:)``.
+///
+/// | Case | Path |
+/// | --- | --- |
+/// | `.bytes(n)` / `.bytes(n, chunked: true)` | `/bytes/n`, `/bytes/n?chunked=1` |
+/// | `.status(code)` | `/status/code` |
+/// | `.echo` / `.upload` | `/echo` (also `/echo/anything…`) / `/upload` |
+/// | `.json` | `/json` |
+/// | `.delay(ms)` | `/delay/ms` |
+/// | `.drip(bytes:chunks:intervalMilliseconds:)` | `/drip?bytes=b&chunks=c&interval=ms` |
+/// | `.redirect(count:status:)` | `/redirect/n` (`?status=s` unless 302) |
+/// | `.redirectTo(url:status:)` | `/redirect-to?url=…&status=s` |
+/// | `.redirectLoop` | `/redirect-loop` (raw path takes `?status=s`) |
+/// | `.entity(bytes:…)` | `/entity/n?ranges=0&etag=…&noetag=1&lastmodified=0&drip=c&interval=ms&version=v` (non-defaults only) |
+/// | `.closeMidBody(bytes:)` | `/close-mid-body/n` |
+/// | `.reset` | `/reset` |
+/// | `.hugeHeaders(kilobytes:)` | `/huge-headers/kb` |
+/// | `.chunked(bytes:chunkSize:)` | `/chunked/n?chunk=size` |
+/// | `.stats` | `/stats` |
+///
+/// Numbers are plain decimal digits. Beyond these limits the answer is 400: delays and intervals up to
+/// 3,600,000 ms, chunk and drip-piece sizes up to 16 MiB, entity versions 1...1,000,000, huge headers up
+/// to 16,384 KiB, statuses 200...999 (redirects 300...399).
+public enum Route: Sendable, Hashable {
+    /// `count` bytes of ``TestServer/expectedBody(count:offset:)`` with `Content-Length`; with
+    /// `chunked`, without it, in pieces of 16 KiB (chunked transfer-encoding on HTTP/1.1, plain DATA
+    /// frames on HTTP/2).
+    case bytes(_ count: Int, chunked: Bool = false)
+    /// That status with a short text body (`"<code> <reason>\n"`); no body for 204, 205 and 304.
+    /// Codes from 200 to 999 are accepted.
+    case status(_ code: Int)
+    /// Any method: a JSON ``EchoReply`` describing the request, the body counted and hashed as it
+    /// streams (never buffered).
+    case echo
+    /// The same as ``echo`` under `/upload`.
+    case upload
+    /// ``TestServer/jsonDocument`` with `Content-Type: application/json`.
+    case json
+    /// Waits that long (an event-loop timer, not a blocking sleep), then answers 200 `"delayed\n"`.
+    case delay(_ milliseconds: Int)
+    /// Headers with `Content-Length: bytes` at once, then the body in `chunks` pieces: the first at
+    /// once, each further one `intervalMilliseconds` after the previous (so the body takes
+    /// `(chunks - 1) × interval`). `chunks` is clamped to `1...bytes`.
+    case drip(bytes: Int, chunks: Int, intervalMilliseconds: Int)
+    /// `count` redirects, `/redirect/n` → `/redirect/n-1` → … → `/redirect/0`, which answers 200
+    /// `"redirected"`. `Location` is an absolute path, so it follows the scheme and port in use.
+    /// Any 3xx status works; 301, 302, 303, 307 and 308 are the interesting ones.
+    case redirect(count: Int, status: Int = 302)
+    /// One redirect whose `Location` is `url` verbatim (`file:///etc/passwd`, another host, a relative path…).
+    case redirectTo(url: String, status: Int = 302)
+    /// A 302 to itself, forever.
+    case redirectLoop
+    /// A deterministic resource of `bytes` bytes with validators and single-range support.
+    ///
+    /// With `ranges`: `Accept-Ranges: bytes`; `Range: bytes=a-`, `bytes=a-b` and `bytes=-n` give 206
+    /// with `Content-Range`, a start past the end gives 416 (`Content-Range: bytes */size`), anything
+    /// else (several ranges, garbage) is ignored (full 200). `If-Range` is honoured: a strong ETag equal
+    /// to the current one, or a date equal to `Last-Modified`, lets the range through; anything else
+    /// (weak tags included) gives the full 200. Without `ranges`, `Range` is ignored and there is no
+    /// `Accept-Ranges`.
+    ///
+    /// `etag` is the `ETag` of version 1 (`nil`: no `ETag`); `lastModified` sends `Last-Modified`.
+    /// `version` simulates the resource changing: the content is shifted by `version - 1`, the ETag and
+    /// the date change (see ``entityETag`` and ``entityLastModified``). With `dripChunkSize` the body is
+    /// written in pieces of that size, `dripIntervalMilliseconds` apart, so a client can pause mid-body.
+    case entity(
+        bytes: Int,
+        ranges: Bool = true,
+        etag: String? = "\"v1\"",
+        lastModified: Bool = true,
+        dripChunkSize: Int? = nil,
+        dripIntervalMilliseconds: Int = 0,
+        version: Int = 1
+    )
+    /// `Content-Length: bytes`, half of the body, then the connection is closed (on HTTP/2, the stream
+    /// is reset instead, so other streams on the connection survive).
+    case closeMidBody(bytes: Int)
+    /// No response: the connection is reset (`SO_LINGER` 0, then close, so the client gets a TCP RST;
+    /// over TLS the close bypasses the TLS layer, so no `close_notify`). On HTTP/2 the stream is reset
+    /// (`RST_STREAM`).
+    case reset
+    /// A 200 whose header block is about `kilobytes` KiB: `kilobytes × 1024 / 100` lines `X-Huge: aaa…`
+    /// of 100 bytes each (26 values cycling). Over HTTP/2 the HPACK-encoded block must fit one frame, which
+    /// holds about 1.5 MiB of such headers; at most 16384 KiB is accepted.
+    case hugeHeaders(kilobytes: Int)
+    /// `bytes` bytes without `Content-Length`, written in pieces of `chunkSize` (one HTTP/1.1 chunk, or
+    /// one HTTP/2 DATA write, per piece).
+    case chunked(bytes: Int, chunkSize: Int = 16_384)
+    /// The server's ``Stats`` as JSON (`Stats` is `Codable`), for processes that cannot call
+    /// ``TestServer/stats``, such as the benchmark runner using the executable. The request itself is
+    /// already counted in what it returns.
+    case stats
+
+    /// The path and query this route is served at, for example `/bytes/13`.
+    public var path: String {
+        switch self {
+        case .bytes(let count, let chunked):
+            return "/bytes/\(count)" + (chunked ? "?chunked=1" : "")
+        case .status(let code):
+            return "/status/\(code)"
+        case .echo:
+            return "/echo"
+        case .upload:
+            return "/upload"
+        case .json:
+            return "/json"
+        case .delay(let milliseconds):
+            return "/delay/\(milliseconds)"
+        case .drip(let bytes, let chunks, let interval):
+            return "/drip?bytes=\(bytes)&chunks=\(chunks)&interval=\(interval)"
+        case .redirect(let count, let status):
+            return "/redirect/\(count)" + (status == 302 ? "" : "?status=\(status)")
+        case .redirectTo(let url, let status):
+            return "/redirect-to?url=\(PercentEncoding.encode(url))&status=\(status)"
+        case .redirectLoop:
+            return "/redirect-loop"
+        case .entity(let bytes, let ranges, let etag, let lastModified, let dripChunkSize, let interval, let version):
+            var query: [String] = []
+            if !ranges { query.append("ranges=0") }
+            if let etag {
+                if etag != "\"v1\"" { query.append("etag=\(PercentEncoding.encode(etag))") }
+            } else {
+                query.append("noetag=1")
+            }
+            if !lastModified { query.append("lastmodified=0") }
+            if let dripChunkSize { query.append("drip=\(dripChunkSize)") }
+            if interval != 0 { query.append("interval=\(interval)") }
+            if version != 1 { query.append("version=\(version)") }
+            return "/entity/\(bytes)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        case .closeMidBody(let bytes):
+            return "/close-mid-body/\(bytes)"
+        case .reset:
+            return "/reset"
+        case .hugeHeaders(let kilobytes):
+            return "/huge-headers/\(kilobytes)"
+        case .chunked(let bytes, let chunkSize):
+            return "/chunked/\(bytes)?chunk=\(chunkSize)"
+        case .stats:
+            return "/stats"
+        }
+    }
+
+    /// For `.entity`, the `ETag` the server sends for it (`nil` for other routes or without ETag).
+    public var entityETag: String? {
+        guard case .entity(_, _, let etag, _, _, _, let version) = self else { return nil }
+        return EntityValidators.etag(base: etag, version: version)
+    }
+
+    /// For `.entity` with `lastModified`, the `Last-Modified` the server sends for it; otherwise `nil`.
+    public var entityLastModified: String? {
+        guard case .entity(_, _, _, let lastModified, _, _, let version) = self, lastModified else { return nil }
+        return EntityValidators.lastModified(version: version)
+    }
+
+    /// For `.entity`, the whole content the server sends for it (shifted by `version - 1`); for `.bytes`,
+    /// `.chunked`, `.drip` and `.closeMidBody`, their full body; otherwise `nil`.
+    public var expectedBody: [UInt8]? {
+        switch self {
+        case .entity(let bytes, _, _, _, _, _, let version):
+            return TestServer.expectedBody(count: bytes, offset: version - 1)
+        case .bytes(let count, _), .chunked(let count, _), .drip(let count, _, _), .closeMidBody(let count):
+            return TestServer.expectedBody(count: count)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,503 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Serves the routes on one HTTP/1.x connection or one HTTP/2 stream (behind
+/// `HTTP2FramePayloadToHTTP1ServerCodec`), so every route is written once for both protocols.
+///
+/// A request is answered once it has been fully received (its body counted and hashed on the way).
+/// Bodies are written piece by piece as the channel becomes writable, so a slow or paused client
+/// holds at most a few pieces in memory; pieces are zero-copy slices of ``BodyPattern``.
+final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Bytes per write for bodies that are neither chunked nor dripped.
+    private static let streamPieceSize = 64 * 1024
+    /// Piece size of `.bytes(n, chunked: true)`.
+    private static let chunkedBytesPieceSize = 16 * 1024
+
+    private struct Request {
+        let head: HTTPRequestHead
+        let keepAlive: Bool
+        var bodyLength = 0
+        var checksum = FNV1a64()
+
+        var isHead: Bool { self.head.method == .HEAD }
+    }
+
+    /// How the body is cut into writes.
+    private enum Pieces {
+        /// Every piece has this many bytes (the last one may be shorter).
+        case fixed(Int)
+        /// `base` bytes per piece, one more for the first `extra` pieces (`.drip`).
+        case spread(base: Int, extra: Int)
+    }
+
+    /// What happens after the last body byte.
+    private enum Ending {
+        /// Write the end of the response; close afterwards unless `keepAlive`.
+        case end(keepAlive: Bool)
+        /// Close without ending the response (`.closeMidBody`).
+        case abort
+    }
+
+    private struct BodyStream {
+        var offset: Int
+        var remaining: Int
+        let pieces: Pieces
+        let interval: TimeAmount?
+        let ending: Ending
+        private var pieceIndex = 0
+        private var pieceRemaining = 0
+
+        init(offset: Int, remaining: Int, pieces: Pieces, interval: TimeAmount?, ending: Ending) {
+            self.offset = offset
+            self.remaining = remaining
+            self.pieces = pieces
+            self.interval = interval
+            self.ending = ending
+        }
+
+        /// The next write: where it starts in the resource, how long it is, and whether it completes a piece
+        /// (drips pause only between pieces). A `.fixed` piece is one write (one HTTP/1.1 chunk; the
+        /// resolver caps piece sizes); a `.spread` piece of any size is cut into zero-copy slices.
+        mutating func nextWrite() -> (offset: Int, length: Int, endsPiece: Bool) {
+            let maximumWrite: Int
+            switch self.pieces {
+            case .fixed(let size):
+                maximumWrite = size
+            case .spread:
+                maximumWrite = BodyPattern.maxSliceLength
+            }
+            if self.pieceRemaining == 0 {
+                switch self.pieces {
+                case .fixed(let size):
+                    self.pieceRemaining = size
+                case .spread(let base, let extra):
+                    self.pieceRemaining = base + (self.pieceIndex < extra ? 1 : 0)
+                }
+                self.pieceRemaining = max(1, min(self.pieceRemaining, self.remaining))
+                self.pieceIndex += 1
+            }
+            let start = self.offset
+            let length = max(1, min(self.pieceRemaining, maximumWrite))
+            self.offset += length
+            self.remaining -= length
+            self.pieceRemaining -= length
+            return (start, length, self.pieceRemaining == 0)
+        }
+    }
+
+    private enum State {
+        case idle
+        case receiving(Request)
+        /// A `.delay` timer is running.
+        case waiting
+        /// Writing body pieces whenever the channel is writable.
+        case streaming(BodyStream)
+        /// Between two dripped pieces; the timer resumes streaming.
+        case pausing(BodyStream)
+        case closed
+    }
+
+    private let overHTTP2: Bool
+    private let stats: StatsRecorder
+    private var state = State.idle
+    private var timer: Scheduled<Void>?
+    /// The head of the last non-chunked `.bytes` answer: a keep-alive benchmark asks for the same size
+    /// over and over, and this spares building the headers each time.
+    private var cachedBytesHead: (count: Int, version: HTTPVersion, keepAlive: Bool, head: HTTPResponseHead)?
+
+    init(overHTTP2: Bool, stats: StatsRecorder) {
+        self.overHTTP2 = overHTTP2
+        self.stats = stats
+    }
+
+    // MARK: Channel events
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            self.state = .receiving(Request(head: head, keepAlive: self.overHTTP2 || head.isKeepAlive))
+            // HTTP/1.0 clients must not get an interim response (RFC 9110 §10.1.1).
+            if head.version != .http1_0, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                let interim = HTTPResponseHead(version: head.version, status: .continue)
+                context.writeAndFlush(self.wrapOutboundOut(.head(interim)), promise: nil)
+            }
+        case .body(let buffer):
+            guard case .receiving(var request) = self.state else { return }
+            request.bodyLength += buffer.readableBytes
+            request.checksum.update(buffer)
+            self.state = .receiving(request)
+        case .end:
+            guard case .receiving(let request) = self.state else { return }
+            self.state = .idle
+            self.serve(request, context: context)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, case .streaming = self.state {
+            self.pump(context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.stop()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.stop()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        self.stop()
+        context.close(promise: nil)
+    }
+
+    private func stop() {
+        self.timer?.cancel()
+        self.timer = nil
+        self.state = .closed
+    }
+
+    // MARK: Routing
+
+    private func serve(_ request: Request, context: ChannelHandlerContext) {
+        self.stats.requestServed(overHTTP2: self.overHTTP2)
+        let target = RequestTarget(uri: request.head.uri)
+        switch ResolvedRoute.resolve(target) {
+        case .route(let route):
+            self.serve(route, target: target, request: request, context: context)
+        case .redirectLoop(let status):
+            // "Itself": the path and query exactly as requested.
+            let location = String(target.path) + (target.query.isEmpty ? "" : "?" + target.query)
+            self.redirect(to: location, status: status, request: request, context: context)
+        case .root:
+            self.respond(.ok, body: FixedBodies.root, request: request, context: context)
+        case .notFound:
+            self.respond(.notFound, body: FixedBodies.notFound, request: request, context: context)
+        case .badRequest(let reason):
+            self.respond(.badRequest, body: ByteBuffer(string: reason + "\n"), request: request, context: context)
+        }
+    }
+
+    private func serve(_ route: Route, target: RequestTarget, request: Request, context: ChannelHandlerContext) {
+        switch route {
+        case .bytes(let count, chunked: false):
+            self.startBody(
+                head: self.bytesHead(count: count, request: request),
+                stream: BodyStream(
+                    offset: 0, remaining: count, pieces: .fixed(Self.streamPieceSize), interval: nil,
+                    ending: .end(keepAlive: request.keepAlive)
+                ),
+                request: request, context: context
+            )
+        case .bytes(let count, chunked: true):
+            self.serveChunked(bytes: count, chunkSize: Self.chunkedBytesPieceSize, request: request, context: context)
+        case .chunked(let bytes, let chunkSize):
+            self.serveChunked(bytes: bytes, chunkSize: chunkSize, request: request, context: context)
+        case .status(let code):
+            self.serveStatus(code, request: request, context: context)
+        case .echo, .upload:
+            self.serveEcho(target: target, request: request, context: context)
+        case .json:
+            self.respond(.ok, contentType: "application/json", body: FixedBodies.json, request: request, context: context)
+        case .delay(let milliseconds):
+            self.state = .waiting
+            self.timer = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(milliseconds))) {
+                self.timer = nil
+                guard case .waiting = self.state else { return }
+                self.state = .idle
+                self.respond(.ok, body: FixedBodies.delayed, request: request, context: context)
+            }
+        case .drip(let bytes, let chunks, let interval):
+            let pieces = max(1, min(chunks, bytes))
+            self.startBody(
+                head: self.head(.ok, self.octetStream(contentLength: bytes), request: request),
+                stream: BodyStream(
+                    offset: 0, remaining: bytes, pieces: .spread(base: bytes / pieces, extra: bytes % pieces),
+                    interval: .milliseconds(Int64(interval)), ending: .end(keepAlive: request.keepAlive)
+                ),
+                request: request, context: context
+            )
+        case .redirect(let count, let status):
+            if count == 0 {
+                self.respond(.ok, body: FixedBodies.redirected, request: request, context: context)
+            } else {
+                let location = "/redirect/\(count - 1)" + (status == 302 ? "" : "?status=\(status)")
+                self.redirect(to: location, status: status, request: request, context: context)
+            }
+        case .redirectTo(let url, let status):
+            self.redirect(to: url, status: status, request: request, context: context)
+        case .redirectLoop:
+            self.redirect(to: Route.redirectLoop.path, status: 302, request: request, context: context)
+        case .entity(let size, let ranges, let etag, let lastModified, let dripChunkSize, let dripInterval, let version):
+            self.serveEntity(
+                size: size, ranges: ranges, etag: EntityValidators.etag(base: etag, version: version),
+                lastModified: lastModified ? EntityValidators.lastModified(version: version) : nil,
+                dripChunkSize: dripChunkSize, dripInterval: dripInterval, contentOffset: version - 1,
+                request: request, context: context
+            )
+        case .closeMidBody(let bytes):
+            self.startBody(
+                head: self.head(.ok, self.octetStream(contentLength: bytes), request: request),
+                stream: BodyStream(
+                    offset: 0, remaining: bytes / 2, pieces: .fixed(Self.streamPieceSize), interval: nil,
+                    ending: request.isHead ? .end(keepAlive: request.keepAlive) : .abort
+                ),
+                request: request, context: context
+            )
+        case .reset:
+            self.resetConnection(context: context)
+        case .stats:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let json = (try? encoder.encode(self.stats.snapshot)).map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: "{}")
+            self.respond(.ok, contentType: "application/json", body: json, request: request, context: context)
+        case .hugeHeaders(let kilobytes):
+            var headers = HugeHeaders.make(kilobytes: kilobytes)
+            headers.add(name: "content-type", value: "text/plain")
+            headers.add(name: "content-length", value: String(FixedBodies.hugeHeaders.readableBytes))
+            self.respond(head: self.head(.ok, headers, request: request), body: FixedBodies.hugeHeaders, request: request, context: context)
+        }
+    }
+
+    private func serveChunked(bytes: Int, chunkSize: Int, request: Request, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/octet-stream")
+        var keepAlive = request.keepAlive
+        if !self.overHTTP2 {
+            if request.head.version == .http1_0 {
+                // HTTP/1.0 has no chunked encoding: the body ends when the connection does.
+                keepAlive = false
+            } else {
+                headers.add(name: "transfer-encoding", value: "chunked")
+            }
+        }
+        self.startBody(
+            head: self.head(.ok, headers, request: request, keepAlive: keepAlive),
+            stream: BodyStream(offset: 0, remaining: bytes, pieces: .fixed(chunkSize), interval: nil, ending: .end(keepAlive: keepAlive)),
+            request: request, context: context
+        )
+    }
+
+    private func serveStatus(_ code: Int, request: Request, context: ChannelHandlerContext) {
+        let status = HTTPResponseStatus(statusCode: code)
+        switch code {
+        case 204, 304:
+            // No body and no Content-Length (RFC 9110 §8.6 forbids it on 204).
+            self.respond(head: self.head(status, HTTPHeaders(), request: request), body: nil, request: request, context: context)
+        case 205:
+            let head = self.head(status, HTTPHeaders([("content-length", "0")]), request: request)
+            self.respond(head: head, body: nil, request: request, context: context)
+        default:
+            self.respond(status, body: ByteBuffer(string: "\(code) \(status.reasonPhrase)\n"), request: request, context: context)
+        }
+    }
+
+    private func serveEcho(target: RequestTarget, request: Request, context: ChannelHandlerContext) {
+        let reply = EchoReply(
+            method: request.head.method.rawValue,
+            path: String(target.path),
+            query: String(target.query),
+            headers: request.head.headers.map { [$0.name, $0.value] },
+            bodyLength: request.bodyLength,
+            bodyChecksum: request.checksum.hexString
+        )
+        self.respond(.ok, contentType: "application/json", body: ByteBuffer(string: reply.json()), request: request, context: context)
+    }
+
+    private func serveEntity(
+        size: Int, ranges: Bool, etag: String?, lastModified: String?, dripChunkSize: Int?, dripInterval: Int,
+        contentOffset: Int, request: Request, context: ChannelHandlerContext
+    ) {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/octet-stream")
+        if let etag { headers.add(name: "etag", value: etag) }
+        if let lastModified { headers.add(name: "last-modified", value: lastModified) }
+        if ranges { headers.add(name: "accept-ranges", value: "bytes") }
+
+        var decision = RangeDecision.full
+        if ranges, request.head.method == .GET || request.head.method == .HEAD {
+            decision = RangeDecision.decide(
+                range: request.head.headers.first(name: "range"),
+                ifRange: request.head.headers.first(name: "if-range"),
+                size: size, etag: etag, lastModified: lastModified
+            )
+        }
+        let status: HTTPResponseStatus
+        var first = 0
+        var length = size
+        switch decision {
+        case .full:
+            status = .ok
+        case .partial(let from, let to):
+            status = .partialContent
+            first = from
+            length = to - from + 1
+            headers.add(name: "content-range", value: "bytes \(from)-\(to)/\(size)")
+        case .unsatisfiable:
+            status = .rangeNotSatisfiable
+            length = 0
+            headers.add(name: "content-range", value: "bytes */\(size)")
+        }
+        headers.add(name: "content-length", value: String(length))
+        let dripping = dripChunkSize != nil
+        self.startBody(
+            head: self.head(status, headers, request: request),
+            stream: BodyStream(
+                offset: contentOffset + first, remaining: length,
+                pieces: .fixed(dripChunkSize ?? Self.streamPieceSize),
+                interval: dripping && dripInterval > 0 ? .milliseconds(Int64(dripInterval)) : nil,
+                ending: .end(keepAlive: request.keepAlive)
+            ),
+            request: request, context: context
+        )
+    }
+
+    private func redirect(to location: String, status: Int, request: Request, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "location", value: location)
+        headers.add(name: "content-type", value: "text/plain")
+        headers.add(name: "content-length", value: String(FixedBodies.redirecting.readableBytes))
+        let head = self.head(HTTPResponseStatus(statusCode: status), headers, request: request)
+        self.respond(head: head, body: FixedBodies.redirecting, request: request, context: context)
+    }
+
+    // MARK: Writing
+
+    private func octetStream(contentLength: Int) -> HTTPHeaders {
+        HTTPHeaders([("content-type", "application/octet-stream"), ("content-length", String(contentLength))])
+    }
+
+    private func bytesHead(count: Int, request: Request) -> HTTPResponseHead {
+        if let cached = self.cachedBytesHead, cached.count == count, cached.version == request.head.version,
+            cached.keepAlive == request.keepAlive
+        {
+            return cached.head
+        }
+        let head = self.head(.ok, self.octetStream(contentLength: count), request: request)
+        self.cachedBytesHead = (count, request.head.version, request.keepAlive, head)
+        return head
+    }
+
+    /// A response head for `request`, with the `Connection` header HTTP/1.x needs when keep-alive
+    /// differs from the version's default.
+    private func head(
+        _ status: HTTPResponseStatus, _ headers: HTTPHeaders, request: Request, keepAlive: Bool? = nil
+    ) -> HTTPResponseHead {
+        var headers = headers
+        let keepAlive = keepAlive ?? request.keepAlive
+        if !self.overHTTP2 {
+            if request.head.version == .http1_0, keepAlive {
+                headers.add(name: "connection", value: "keep-alive")
+            } else if request.head.version != .http1_0, !keepAlive {
+                headers.add(name: "connection", value: "close")
+            }
+        }
+        return HTTPResponseHead(version: request.head.version, status: status, headers: headers)
+    }
+
+    private func respond(
+        _ status: HTTPResponseStatus, contentType: String = "text/plain", body: ByteBuffer, request: Request,
+        context: ChannelHandlerContext
+    ) {
+        let headers = HTTPHeaders([("content-type", contentType), ("content-length", String(body.readableBytes))])
+        self.respond(head: self.head(status, headers, request: request), body: body, request: request, context: context)
+    }
+
+    private func respond(head: HTTPResponseHead, body: ByteBuffer?, request: Request, context: ChannelHandlerContext) {
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        if let body, body.readableBytes > 0, !request.isHead {
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        }
+        self.finish(.end(keepAlive: request.keepAlive), context: context)
+    }
+
+    private func startBody(head: HTTPResponseHead, stream: BodyStream, request: Request, context: ChannelHandlerContext) {
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        if request.isHead || stream.remaining <= 0 {
+            self.finish(stream.ending, context: context)
+        } else {
+            self.state = .streaming(stream)
+            self.pump(context: context)
+        }
+    }
+
+    /// Writes body pieces while the channel is writable; pauses between pieces of a drip.
+    private func pump(context: ChannelHandlerContext) {
+        guard case .streaming(var stream) = self.state else { return }
+        while stream.remaining > 0 {
+            guard context.channel.isWritable else {
+                // `channelWritabilityChanged` resumes.
+                self.state = .streaming(stream)
+                context.flush()
+                return
+            }
+            let piece = stream.nextWrite()
+            let buffer = BodyPattern.buffer(offset: piece.offset, length: piece.length, allocator: context.channel.allocator)
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            if piece.endsPiece, let interval = stream.interval, stream.remaining > 0 {
+                self.state = .pausing(stream)
+                context.flush()
+                self.timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+                    self.timer = nil
+                    guard case .pausing(let paused) = self.state else { return }
+                    self.state = .streaming(paused)
+                    self.pump(context: context)
+                }
+                return
+            }
+        }
+        self.finish(stream.ending, context: context)
+    }
+
+    private func finish(_ ending: Ending, context: ChannelHandlerContext) {
+        switch ending {
+        case .end(keepAlive: true):
+            self.state = .idle
+            context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+        case .end(keepAlive: false):
+            self.state = .closed
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: written)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        case .abort:
+            // Close once what was written has left, so the client really gets half the body.
+            self.state = .closed
+            let written = context.eventLoop.makePromise(of: Void.self)
+            let nothing = context.channel.allocator.buffer(capacity: 0)
+            context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(nothing))), promise: written)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+
+    /// `.reset`: RST instead of an answer. HTTP/2 resets just the stream (closing a stream channel
+    /// early sends `RST_STREAM`); HTTP/1.x sets `SO_LINGER` 0 and closes below any TLS handler, so the
+    /// kernel sends a TCP RST and no `close_notify` precedes it.
+    private func resetConnection(context: ChannelHandlerContext) {
+        self.state = .closed
+        guard !self.overHTTP2, let provider = context.channel as? SocketOptionProvider else {
+            context.close(promise: nil)
+            return
+        }
+        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
+            if let tls = try? context.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
+                // Closing from the TLS handler's context starts below it: straight to the socket.
+                tls.close(promise: nil)
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
+}

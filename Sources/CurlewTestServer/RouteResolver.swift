@@ -1,0 +1,138 @@
+/// What the server does for one request target: a ``Route`` it knows, or why it refuses.
+enum ResolvedRoute: Hashable {
+    /// Longest accepted delay or drip interval (one hour): `TimeAmount` would overflow on absurd values.
+    static let maximumMilliseconds = 3_600_000
+    /// Largest accepted chunk or drip piece size (16 MiB): one such piece may be one allocation.
+    static let maximumPieceSize = 16 << 20
+    /// Largest accepted entity version (the date moves one day per version).
+    static let maximumVersion = 1_000_000
+
+    case route(Route)
+    /// `/redirect-loop`, with the status taken from its query.
+    case redirectLoop(status: Int)
+    /// `/`: a tiny 200, handy as a health check.
+    case root
+    case notFound
+    case badRequest(String)
+
+    /// Maps a request target to what to serve. Never traps: bad numbers and unknown names become
+    /// ``badRequest(_:)`` and ``notFound``.
+    static func resolve(_ target: RequestTarget) -> ResolvedRoute {
+        let segments = target.segments
+        guard let first = segments.first else { return .root }
+        let argument = segments.count > 1 ? segments[1] : nil
+
+        // The hot path of the benchmark runner (`/bytes/13`) goes first and allocates nothing.
+        if first == "bytes" {
+            guard segments.count == 2, let count = argument.flatMap(RangeDecision.parseDigits) else {
+                return .badRequest("usage: /bytes/<count>[?chunked=1]")
+            }
+            let chunked = target.query.isEmpty ? false : flag(target.queryValue("chunked"))
+            return .route(.bytes(count, chunked: chunked))
+        }
+
+        switch first {
+        case "echo":
+            return .route(.echo)
+        case "upload" where segments.count == 1:
+            return .route(.upload)
+        case "json" where segments.count == 1:
+            return .route(.json)
+        case "status":
+            guard segments.count == 2, let code = argument.flatMap(RangeDecision.parseDigits), (200...999).contains(code)
+            else { return .badRequest("usage: /status/<200...999>") }
+            return .route(.status(code))
+        case "delay":
+            guard segments.count == 2, let milliseconds = argument.flatMap(RangeDecision.parseDigits),
+                milliseconds <= maximumMilliseconds
+            else { return .badRequest("usage: /delay/<milliseconds, at most 3600000>") }
+            return .route(.delay(milliseconds))
+        case "drip" where segments.count == 1:
+            guard let bytes = number(target, "bytes"), let chunks = number(target, "chunks", default: 1),
+                let interval = number(target, "interval", default: 0), interval <= maximumMilliseconds
+            else { return .badRequest("usage: /drip?bytes=<n>&chunks=<n>&interval=<ms, at most 3600000>") }
+            return .route(.drip(bytes: bytes, chunks: chunks, intervalMilliseconds: interval))
+        case "redirect":
+            guard segments.count == 2, let count = argument.flatMap(RangeDecision.parseDigits),
+                let status = redirectStatus(target)
+            else { return .badRequest("usage: /redirect/<count>[?status=3xx]") }
+            return .route(.redirect(count: count, status: status))
+        case "redirect-to" where segments.count == 1:
+            guard let url = target.queryValue("url"), let status = redirectStatus(target) else {
+                return .badRequest("usage: /redirect-to?url=<percent-encoded>[&status=3xx]")
+            }
+            return .route(.redirectTo(url: url, status: status))
+        case "redirect-loop" where segments.count == 1:
+            guard let status = redirectStatus(target) else { return .badRequest("usage: /redirect-loop[?status=3xx]") }
+            return .redirectLoop(status: status)
+        case "entity":
+            return entity(target, argument: segments.count == 2 ? argument : nil)
+        case "close-mid-body":
+            guard segments.count == 2, let bytes = argument.flatMap(RangeDecision.parseDigits) else {
+                return .badRequest("usage: /close-mid-body/<bytes>")
+            }
+            return .route(.closeMidBody(bytes: bytes))
+        case "stats" where segments.count == 1:
+            return .route(.stats)
+        case "reset" where segments.count == 1:
+            return .route(.reset)
+        case "huge-headers":
+            guard segments.count == 2, let kilobytes = argument.flatMap(RangeDecision.parseDigits), kilobytes <= 16_384
+            else { return .badRequest("usage: /huge-headers/<kilobytes, at most 16384>") }
+            return .route(.hugeHeaders(kilobytes: kilobytes))
+        case "chunked":
+            guard segments.count == 2, let bytes = argument.flatMap(RangeDecision.parseDigits),
+                let chunkSize = number(target, "chunk", default: 16_384), (1...maximumPieceSize).contains(chunkSize)
+            else { return .badRequest("usage: /chunked/<bytes>[?chunk=<size, 1...16777216>]") }
+            return .route(.chunked(bytes: bytes, chunkSize: chunkSize))
+        default:
+            return .notFound
+        }
+    }
+
+    private static func entity(_ target: RequestTarget, argument: Substring?) -> ResolvedRoute {
+        let usage = ResolvedRoute.badRequest(
+            "usage: /entity/<bytes>[?ranges=0&etag=<tag>&noetag=1&lastmodified=0&drip=<size>&interval=<ms>&version=<n>]"
+        )
+        guard let bytes = argument.flatMap(RangeDecision.parseDigits) else { return usage }
+        let etag: String? = flag(target.queryValue("noetag")) ? nil : (target.queryValue("etag") ?? "\"v1\"")
+        guard let interval = number(target, "interval", default: 0), interval <= maximumMilliseconds,
+            let version = number(target, "version", default: 1), (1...maximumVersion).contains(version)
+        else { return usage }
+        var dripChunkSize: Int?
+        if let text = target.queryValue("drip") {
+            guard let size = RangeDecision.parseDigits(Substring(text)), (1...maximumPieceSize).contains(size) else {
+                return usage
+            }
+            dripChunkSize = size
+        }
+        return .route(
+            .entity(
+                bytes: bytes,
+                ranges: target.queryValue("ranges").map(flag) ?? true,
+                etag: etag,
+                lastModified: target.queryValue("lastmodified").map(flag) ?? true,
+                dripChunkSize: dripChunkSize,
+                dripIntervalMilliseconds: interval,
+                version: version
+            )
+        )
+    }
+
+    /// `1`, `true`, `yes` and a bare name are true; anything else (and absence) is false.
+    private static func flag(_ value: String?) -> Bool {
+        guard let value else { return false }
+        return value.isEmpty || value == "1" || value == "true" || value == "yes"
+    }
+
+    /// The query item as a non-negative number; `default` when absent, `nil` when present but invalid.
+    private static func number(_ target: RequestTarget, _ name: String, default defaultValue: Int? = nil) -> Int? {
+        guard let text = target.queryValue(name) else { return defaultValue }
+        return RangeDecision.parseDigits(Substring(text))
+    }
+
+    private static func redirectStatus(_ target: RequestTarget) -> Int? {
+        guard let status = number(target, "status", default: 302), (300...399).contains(status) else { return nil }
+        return status
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import NIOSSL
+
+extension TestServer {
+    /// Filesystem path of the test CA certificate (`ca.pem`) that signed the TLS listener's certificate:
+    /// give it to clients as their CA bundle (`curl --cacert`, `CURLOPT_CAINFO`).
+    ///
+    /// The certificate covers `127.0.0.1` and `localhost`. The files are a SwiftPM resource of this
+    /// target (`Bundle.module`); set `CURLEW_TEST_SERVER_CERTIFICATES` to a directory holding `ca.pem`,
+    /// `server.pem` and `server.key` to use others (or to run a copied executable without its bundle).
+    public static var caCertificatePath: String {
+        TLSMaterial.path(of: "ca.pem")
+    }
+}
+
+/// Where the committed test certificates live and how the TLS listener uses them.
+enum TLSMaterial {
+    static let directory: String = {
+        if let override = ProcessInfo.processInfo.environment["CURLEW_TEST_SERVER_CERTIFICATES"], !override.isEmpty {
+            return override
+        }
+        // `.copy("Certificates")` keeps the directory inside the resource bundle.
+        let bundle = Bundle.module
+        if let url = bundle.url(forResource: "Certificates", withExtension: nil) {
+            return url.path
+        }
+        return (bundle.resourcePath ?? bundle.bundlePath) + "/Certificates"
+    }()
+
+    static func path(of file: String) -> String {
+        directory + "/" + file
+    }
+
+    /// The server context every TLS listener in the process shares (loaded once: tests start many servers).
+    static let serverContext: Result<NIOSSLContext, any Error> = Result { try makeServerContext() }
+
+    /// A server context with ALPN `h2` then `http/1.1`.
+    static func makeServerContext() throws -> NIOSSLContext {
+        let chain = try NIOSSLCertificate.fromPEMFile(path(of: "server.pem"))
+        let key = try NIOSSLPrivateKey(file: path(of: "server.key"), format: .pem)
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(key)
+        )
+        configuration.applicationProtocols = ["h2", "http/1.1"]
+        // How long a close waits for the client's close_notify (NIOSSL's default is 5 s). Every close of an
+        // idle TLS connection at shutdown waits this long, so keep it short: tests start many servers.
+        configuration.shutdownTimeout = .milliseconds(100)
+        return try NIOSSLContext(configuration: configuration)
+    }
+}
