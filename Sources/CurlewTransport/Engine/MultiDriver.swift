@@ -13,11 +13,19 @@ import Glibc
 /// completes the transfers curl reports done (`curl_multi_info_read`).
 ///
 /// **Socket ownership.** Every socket curl opens for a connection comes from the driver's
-/// `CURLOPT_OPENSOCKETFUNCTION` and goes back through `CURLOPT_CLOSESOCKETFUNCTION`, so the
-/// scheduler, not curl, closes it — after its watch can no longer deliver events. Sockets curl
-/// creates otherwise (the threaded resolver's socketpair) are closed by curl right after it asks to
-/// stop watching them; the driver watches a duplicate of such a socket instead and hands the
-/// duplicate to the scheduler to close, so no watch ever outlives its descriptor.
+/// `CURLOPT_OPENSOCKETFUNCTION`, and the scheduler, not curl, closes the descriptor it watches —
+/// after that watch can no longer deliver events. The driver hands curl a *duplicate* of each
+/// connection socket and watches the original: libcurl 7.88 to 8.1 closes a socket whose connect
+/// never completed (connect timeout, refusal, cancel while connecting) with a plain `close()`,
+/// bypassing `CURLOPT_CLOSESOCKETFUNCTION`, and only then says `CURL_POLL_REMOVE` (curl PR
+/// #11439). With the duplicate, such a close cannot pull the descriptor out from under a watch or
+/// let its number be reused while watched; the driver notices it (curl's copy is gone or is
+/// another socket) when curl says `CURL_POLL_REMOVE`, or in a sweep of sockets curl never
+/// announced, and hands the original to the scheduler to close. The price is one descriptor more
+/// per connection.
+///
+/// Sockets curl creates otherwise (the threaded resolver's socketpair) are closed by curl right
+/// after it asks to stop watching them; the driver watches a duplicate of such a socket too.
 ///
 /// Safety: `@unchecked Sendable` because all mutable state is confined to the scheduler's context;
 /// only `scheduler` (immutable) is touched from other threads, to submit work.
@@ -25,13 +33,15 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     let scheduler: any TransferScheduler
     private let multi: MultiHandle
 
-    /// Per-descriptor flags: bit 0 = opened by curl through us, bit 1 = watched.
-    private var socketFlags: [UInt8] = []
-    private static let ownedFlag: UInt8 = 1 << 0
-    private static let watchedFlag: UInt8 = 1 << 1
-    /// Sockets curl opened without us: curl's descriptor → the duplicate we watch, and back.
+    /// Connection sockets opened through us, indexed by curl's descriptor.
+    private var connections: [ConnectionSocket?] = []
+    private var connectionCount = 0
+    /// curl's descriptors of connection sockets not yet announced to the socket callback.
+    private var unannounced: Set<Int32> = []
+    /// Sockets curl opened without us: curl's descriptor → the duplicate we watch.
     private var duplicateByForeign: [Int32: Int32] = [:]
-    private var foreignByDuplicate: [Int32: Int32] = [:]
+    /// For every watched descriptor, curl's descriptor of the same socket (-1: none).
+    private var curlDescriptorByWatched: [Int32] = []
 
     private var idleHandles: [EasyHandle] = []
     private static let idleHandleLimit = 512
@@ -65,19 +75,25 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     // MARK: Scheduler events
 
     func socketBecameReady(_ socket: Int32, events: SocketEvents) {
-        let curlSocket = self.foreignByDuplicate.isEmpty ? socket : (self.foreignByDuplicate[socket] ?? socket)
+        let curlSocket = Int(socket) < self.curlDescriptorByWatched.count ? self.curlDescriptorByWatched[Int(socket)] : -1
+        guard curlSocket >= 0 else { return }
         var mask: Int32 = 0
         if events.contains(.read) { mask |= CURL_CSELECT_IN }
         if events.contains(.write) { mask |= CURL_CSELECT_OUT }
         if events.contains(.error) { mask |= CURL_CSELECT_ERR }
         self.counters.socketActions += 1
         self.multi.socketAction(curlSocket, events: mask)
-        self.completeFinishedTransfers()
+        self.afterSocketAction()
     }
 
     func timerFired() {
         self.counters.timerFirings += 1
         self.multi.socketAction(CURL_SOCKET_TIMEOUT, events: 0)
+        self.afterSocketAction()
+    }
+
+    private func afterSocketAction() {
+        if !self.unannounced.isEmpty { self.sweepUnannouncedSockets() }
         self.completeFinishedTransfers()
     }
 
@@ -112,8 +128,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         let descriptor = socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue),
                                 address.pointee.protocol)
         guard descriptor >= 0 else { return ccurl_socket_bad() }
-        Unmanaged<MultiDriver>.fromOpaque(clientp).takeUnretainedValue().curlOpened(descriptor)
-        return descriptor
+        return Unmanaged<MultiDriver>.fromOpaque(clientp).takeUnretainedValue().curlOpened(descriptor)
     }
 
     /// `CURLOPT_CLOSESOCKETFUNCTION`, installed on every easy handle.
@@ -128,20 +143,28 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         if what == CURL_POLL_IN || what == CURL_POLL_INOUT { interest.insert(.read) }
         if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { interest.insert(.write) }
 
-        if self.flags(socket) & Self.ownedFlag != 0 {
+        if var connection = self.connection(socket) {
             if what == CURL_POLL_REMOVE {
-                // The connection goes back to curl's pool: disarm, keep the watch for its next request.
-                if self.flags(socket) & Self.watchedFlag != 0 { self.scheduler.setInterest([], for: socket) }
+                if connection.isGone(as: socket) {
+                    self.release(socket)
+                } else if connection.isWatched {
+                    // The connection goes back to curl's pool: disarm, keep the watch for its next request.
+                    self.scheduler.setInterest([], for: connection.watched)
+                }
             } else {
-                self.setFlags(socket, self.flags(socket) | Self.watchedFlag)
-                self.scheduler.setInterest(interest, for: socket)
+                if !connection.isWatched {
+                    connection.isWatched = true
+                    self.connections[Int(socket)] = connection
+                    self.unannounced.remove(socket)
+                }
+                self.scheduler.setInterest(interest, for: connection.watched)
             }
             return
         }
 
         if what == CURL_POLL_REMOVE {
             if let duplicate = self.duplicateByForeign.removeValue(forKey: socket) {
-                self.foreignByDuplicate[duplicate] = nil
+                self.unmap(duplicate)
                 self.scheduler.close(socket: duplicate)
             }
             return
@@ -154,32 +177,75 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
             // Without a duplicate the socket goes unwatched; curl's timer still drives it.
             guard duplicate >= 0 else { return }
             self.duplicateByForeign[socket] = duplicate
-            self.foreignByDuplicate[duplicate] = socket
+            self.map(duplicate, to: socket)
         }
         self.scheduler.setInterest(interest, for: duplicate)
     }
 
-    private func curlOpened(_ socket: Int32) {
-        self.setFlags(socket, Self.ownedFlag)
-        self.counters.openSockets += 1
-    }
-
-    private func curlClosing(_ socket: Int32) {
-        self.setFlags(socket, 0)
-        self.counters.openSockets -= 1
-        self.scheduler.close(socket: socket)
-    }
-
-    private func flags(_ socket: Int32) -> UInt8 {
-        Int(socket) < self.socketFlags.count ? self.socketFlags[Int(socket)] : 0
-    }
-
-    private func setFlags(_ socket: Int32, _ flags: UInt8) {
-        guard socket >= 0 else { return }
-        if Int(socket) >= self.socketFlags.count {
-            self.socketFlags.append(contentsOf: repeatElement(0, count: Int(socket) + 64 - self.socketFlags.count))
+    /// Keeps the new socket and returns curl's duplicate of it (`CURL_SOCKET_BAD` if none can be made).
+    private func curlOpened(_ socket: Int32) -> Int32 {
+        let forCurl = fcntl(socket, F_DUPFD_CLOEXEC, 0)
+        guard forCurl >= 0, let connection = ConnectionSocket(watching: socket) else {
+            Glibc.close(socket)
+            if forCurl >= 0 { Glibc.close(forCurl) }
+            return ccurl_socket_bad()
         }
-        self.socketFlags[Int(socket)] = flags
+        // A record under this number means curl closed that socket behind our back before now.
+        if self.connection(forCurl) != nil { self.release(forCurl) }
+        if Int(forCurl) >= self.connections.count {
+            self.connections.append(contentsOf: repeatElement(nil, count: Int(forCurl) + 64 - self.connections.count))
+        }
+        self.connections[Int(forCurl)] = connection
+        self.connectionCount += 1
+        self.map(socket, to: forCurl)
+        self.unannounced.insert(forCurl)
+        return forCurl
+    }
+
+    /// `CURLOPT_CLOSESOCKETFUNCTION`: curl is done with a connection socket.
+    private func curlClosing(_ socket: Int32) {
+        guard self.connection(socket) != nil else {
+            Glibc.close(socket)
+            return
+        }
+        Glibc.close(socket)  // curl's duplicate: never watched, safe to close now.
+        self.release(socket)
+    }
+
+    /// Forgets the connection socket curl knows as `socket` and has the scheduler close the original.
+    private func release(_ socket: Int32) {
+        guard let connection = self.connection(socket) else { return }
+        self.connections[Int(socket)] = nil
+        self.connectionCount -= 1
+        self.unannounced.remove(socket)
+        self.unmap(connection.watched)
+        self.scheduler.close(socket: connection.watched)
+    }
+
+    /// Records that events for the watched descriptor go to curl as `curlSocket`.
+    private func map(_ watched: Int32, to curlSocket: Int32) {
+        if Int(watched) >= self.curlDescriptorByWatched.count {
+            self.curlDescriptorByWatched.append(
+                contentsOf: repeatElement(-1, count: Int(watched) + 64 - self.curlDescriptorByWatched.count))
+        }
+        self.curlDescriptorByWatched[Int(watched)] = curlSocket
+    }
+
+    private func unmap(_ watched: Int32) {
+        if Int(watched) < self.curlDescriptorByWatched.count { self.curlDescriptorByWatched[Int(watched)] = -1 }
+    }
+
+    private func connection(_ socket: Int32) -> ConnectionSocket? {
+        socket >= 0 && Int(socket) < self.connections.count ? self.connections[Int(socket)] : nil
+    }
+
+    /// Releases sockets curl closed before ever announcing them (a connect refused at once).
+    private func sweepUnannouncedSockets() {
+        for socket in self.unannounced {
+            if let connection = self.connection(socket), connection.isGone(as: socket) {
+                self.release(socket)
+            }
+        }
     }
 
     // MARK: Transfers
@@ -236,11 +302,15 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         }
         self.live.removeAll()
         self.multi.cleanup()
+        // Whatever curl closed behind our back and never reported.
+        for socket in self.connections.indices where self.connections[socket] != nil {
+            self.release(Int32(socket))
+        }
         for duplicate in self.duplicateByForeign.values {
+            self.unmap(duplicate)
             self.scheduler.close(socket: duplicate)
         }
         self.duplicateByForeign.removeAll()
-        self.foreignByDuplicate.removeAll()
         self.idleHandles.removeAll()
         self.scheduler.shutdown(completion)
     }
@@ -249,9 +319,33 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     var diagnostics: EngineDiagnostics {
         var snapshot = self.counters
         snapshot.liveTransfers = self.live.count
+        snapshot.openSockets = self.connectionCount
         snapshot.idleEasyHandles = self.idleHandles.count
         snapshot.foreignSocketWatches = self.duplicateByForeign.count
         snapshot.scheduler = self.scheduler.diagnostics
         return snapshot
+    }
+}
+
+/// A connection socket: the original the scheduler watches, and what identifies it.
+struct ConnectionSocket {
+    /// The descriptor the scheduler watches and eventually closes; curl has a duplicate.
+    let watched: Int32
+    /// The socket's inode, to recognise curl's duplicate (or see that its number is now another socket).
+    let inode: UInt
+    /// Whether curl has announced it to the socket callback.
+    var isWatched = false
+
+    init?(watching socket: Int32) {
+        var info = stat()
+        guard fstat(socket, &info) == 0 else { return nil }
+        self.watched = socket
+        self.inode = UInt(info.st_ino)
+    }
+
+    /// Whether curl's duplicate `socket` is closed, or its number now names another socket.
+    func isGone(as socket: Int32) -> Bool {
+        var info = stat()
+        return fstat(socket, &info) != 0 || UInt(info.st_ino) != self.inode
     }
 }

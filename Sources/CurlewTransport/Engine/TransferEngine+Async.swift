@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension TransferEngine {
     /// Runs `request` to completion.
@@ -25,7 +24,7 @@ extension TransferEngine {
 
 /// Hands a transfer's one result to one continuation, whichever arrives first.
 ///
-/// Safety: `@unchecked Sendable` because its state is guarded by `state`'s mutex.
+/// Safety: `@unchecked Sendable` because its state is guarded by `state`'s lock.
 private final class CompletionWaiter: TransferDelegate, @unchecked Sendable {
     private enum State {
         case empty
@@ -33,7 +32,7 @@ private final class CompletionWaiter: TransferDelegate, @unchecked Sendable {
         case done(Result<TransferResponse, TransferError>)
     }
 
-    private let state = Mutex(State.empty)
+    private let state = Locked(State.empty)
 
     func wait(with continuation: CheckedContinuation<Result<TransferResponse, TransferError>, Never>) {
         let ready: Result<TransferResponse, TransferError>? = self.state.withLock { state in

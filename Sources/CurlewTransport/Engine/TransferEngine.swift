@@ -38,7 +38,7 @@ public final class TransferEngine: Sendable {
     }
 
     let driver: MultiDriver
-    private let isShutDown = Mutex(false)
+    private let isShutDown = Locked(false)
     private static let nextTransferID = Atomic<UInt64>(1)
 
     /// The scheduler whose context runs this engine.

@@ -117,8 +117,8 @@ extension Transfer {
                                           failingURL: self.currentURL))
         }
         guard attempt.redirectCount < maximum else {
-            return .failure(TransferError(.tooManyRedirects, "Stopped after \(maximum) redirects.",
-                                          failingURL: URL(string: resolved)))
+            return .failure(TransferError(.tooManyRedirects, "Stopped after \(maximum) redirects; the next was to \(resolved).",
+                                          failingURL: self.currentURL))
         }
         do {
             var next = try RedirectPlanner.next(after: attempt, status: head.status.code, location: resolved)

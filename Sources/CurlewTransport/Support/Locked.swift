@@ -1,0 +1,25 @@
+import Foundation
+
+/// A value guarded by a lock, for state shared across threads outside the engine's context.
+///
+/// The lock is an `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: on Linux,
+/// ThreadSanitizer does not see `Mutex`'s futex-based locking and reports every contended access
+/// as a race, which would hide real reports in `swift test --sanitize=thread`.
+///
+/// Safety: `@unchecked Sendable` because `storage` is read and written only while `lock` is held.
+package final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: Value
+
+    package init(_ value: Value) {
+        self.storage = value
+    }
+
+    /// Reads or changes the value under the lock. `body` must not take the lock again.
+    @discardableResult
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return try body(&self.storage)
+    }
+}
