@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A 127.0.0.1 port that refuses connections: a socket bound to it that never listens.
 ///
@@ -13,17 +13,17 @@ import Synchronization
 /// connecting to a merely unused loopback port).
 final class RefusingPort: Sendable {
     let port: Int
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: NIOLockedValueBox<Int32?>
 
     init() throws {
         let bound = try LoopbackSocket.bind()
         self.port = bound.port
-        self.descriptor = Mutex(bound.descriptor)
+        self.descriptor = NIOLockedValueBox(bound.descriptor)
     }
 
     /// Releases the port (idempotent).
     func close() {
-        let descriptor = self.descriptor.withLock { value -> Int32? in
+        let descriptor = self.descriptor.withLockedValue { value -> Int32? in
             defer { value = nil }
             return value
         }

@@ -1,15 +1,15 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The thread-safe home of a server's ``Stats``: every event-loop thread records into it, any thread reads it.
 final class StatsRecorder: Sendable {
-    private let state = Mutex(Stats())
+    private let state = NIOLockedValueBox(Stats())
 
     var snapshot: Stats {
-        self.state.withLock { $0 }
+        self.state.withLockedValue { $0 }
     }
 
     func reset() {
-        self.state.withLock { stats in
+        self.state.withLockedValue { stats in
             // Open connections are a level, not a count of events: keep it across a reset.
             let open = stats.openConnections
             stats = Stats()
@@ -19,7 +19,7 @@ final class StatsRecorder: Sendable {
     }
 
     func connectionAccepted(on kind: ListenerKind) {
-        self.state.withLock { stats in
+        self.state.withLockedValue { stats in
             switch kind {
             case .plain: stats.plainConnectionsAccepted += 1
             case .tls: stats.tlsConnectionsAccepted += 1
@@ -31,15 +31,15 @@ final class StatsRecorder: Sendable {
     }
 
     func connectionClosed() {
-        self.state.withLock { $0.openConnections -= 1 }
+        self.state.withLockedValue { $0.openConnections -= 1 }
     }
 
     func tlsNegotiatedHTTP2() {
-        self.state.withLock { $0.tlsHTTP2Connections += 1 }
+        self.state.withLockedValue { $0.tlsHTTP2Connections += 1 }
     }
 
     func requestServed(overHTTP2: Bool) {
-        self.state.withLock { stats in
+        self.state.withLockedValue { stats in
             stats.requestsServed += 1
             if overHTTP2 {
                 stats.http2Requests += 1
@@ -50,6 +50,6 @@ final class StatsRecorder: Sendable {
     }
 
     func concurrentStreamsObserved(_ count: Int) {
-        self.state.withLock { $0.maxConcurrentStreams = max($0.maxConcurrentStreams, count) }
+        self.state.withLockedValue { $0.maxConcurrentStreams = max($0.maxConcurrentStreams, count) }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An in-process HTTP server for Curlew's tests, examples and benchmarks, bound to 127.0.0.1 only.
 ///
@@ -48,7 +48,7 @@ public final class TestServer: Sendable {
     private let recorder: StatsRecorder
     private let refusingPort: RefusingPort
     /// Guards shutdown; held while shutting down so a concurrent caller waits for the end too.
-    private let isShutDown = Mutex(false)
+    private let isShutDown = NIOLockedValueBox(false)
 
     private init(
         configuration: Configuration, ports: [ListenerKind: Int], group: MultiThreadedEventLoopGroup,
@@ -70,7 +70,7 @@ public final class TestServer: Sendable {
 
     deinit {
         // A forgotten shutdown must not leak threads; nothing can wait here, so it happens in the background.
-        let alreadyDown = self.isShutDown.withLock { $0 }
+        let alreadyDown = self.isShutDown.withLockedValue { $0 }
         if !alreadyDown {
             self.refusingPort.close()
             self.group.shutdownGracefully { _ in }
@@ -128,7 +128,7 @@ public final class TestServer: Sendable {
     /// Idempotent: later calls return at once, concurrent ones wait for the first to finish. Must not be
     /// called on one of the server's own event-loop threads (for example from a route).
     public func shutdown() {
-        self.isShutDown.withLock { isShutDown in
+        self.isShutDown.withLockedValue { isShutDown in
             guard !isShutDown else { return }
             isShutDown = true
             self.refusingPort.close()
