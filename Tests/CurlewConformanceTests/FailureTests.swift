@@ -1,0 +1,128 @@
+import CurlewTestServer
+import CurlewTestSupport
+import CurlewTransport
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Every way a transfer can fail gets a typed error, once, with the failing URL.
+@Suite("Failures")
+struct FailureTests {
+    @Test("refused connection", arguments: BackendConfiguration.allCases)
+    func refused(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let url = try testServer().refusedURL
+            let error = try await engine.failure(TransferRequest(url: url))
+            #expect(error.code == .cannotConnectToHost)
+            #expect(error.failingURL == url)
+            #expect(error.curlCode != nil)
+        }
+    }
+
+    @Test("unknown host", arguments: BackendConfiguration.allCases)
+    func unknownHost(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let error = try await engine.failure(try TransferRequest(method: "GET", url: "http://curlew-no-such-host.invalid/"))
+            #expect(error.code == .cannotFindHost)
+            #expect(await engine.diagnostics().foreignSocketWatches == 0, "the resolver's socket watch outlived it")
+        }
+    }
+
+    @Test("connect timeout", arguments: BackendConfiguration.allCases)
+    func connectTimeout(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            var request = TransferRequest(url: try testServer().blackholeURL)
+            request.options.connectTimeout = .milliseconds(300)
+            let error = try await engine.failure(request)
+            #expect(error.code == .timedOut)
+        }
+    }
+
+    @Test("total timeout", arguments: BackendConfiguration.allCases)
+    func totalTimeout(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            var request = try TransferRequest.get(.delay(30_000))
+            request.options.timeout = .milliseconds(300)
+            #expect(try await engine.failure(request).code == .timedOut)
+        }
+    }
+
+    @Test("idle timeout", arguments: BackendConfiguration.allCases)
+    func idleTimeout(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            var request = try TransferRequest.get(.drip(bytes: 10, chunks: 2, intervalMilliseconds: 30_000))
+            request.options.idleTimeout = .seconds(1)
+            #expect(try await engine.failure(request).code == .timedOut)
+        }
+    }
+
+    @Test("server closes mid-body", arguments: BackendConfiguration.allCases)
+    func closeMidBody(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let error = try await engine.failure(try .get(.closeMidBody(bytes: 100_000)))
+            #expect(error.code == .networkConnectionLost)
+        }
+    }
+
+    @Test("server resets the connection", arguments: BackendConfiguration.allCases)
+    func reset(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let error = try await engine.failure(try .get(.reset))
+            #expect(error.code == .networkConnectionLost || error.code == .badServerResponse, "\(error)")
+        }
+    }
+
+    @Test("TLS verification is on by default", arguments: BackendConfiguration.allCases)
+    func tlsVerification(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let url = try testServer().url(.bytes(10), tls: true)
+            let error = try await engine.failure(TransferRequest(url: url))
+            #expect(error.code == .serverCertificateUntrusted || error.code == .secureConnectionFailed, "\(error)")
+            var trusting = TransferRequest(url: url)
+            trusting.options.tls.trustedRootsFile = TestServer.caCertificatePath
+            #expect(try await engine.fetch(trusting).body?.count == 10)
+        }
+    }
+
+    @Test("a body over the limit, announced or not", arguments: BackendConfiguration.allCases)
+    func oversizedBody(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            for route in [Route.bytes(100_000), .chunked(bytes: 100_000, chunkSize: 4096)] {
+                var request = try TransferRequest.get(route)
+                request.options.maximumResponseBodySize = 50_000
+                let error = try await engine.failure(request)
+                #expect(error.code == .responseTooLarge, "\(route): \(error)")
+            }
+            var exact = try TransferRequest.get(.bytes(50_000))
+            exact.options.maximumResponseBodySize = 50_000
+            #expect(try await engine.fetch(exact).body?.count == 50_000)
+        }
+    }
+
+    @Test("a head over the limit", arguments: BackendConfiguration.allCases)
+    func oversizedHead(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let error = try await engine.failure(try .get(.hugeHeaders(kilobytes: 200)))
+            #expect(error.code == .responseHeadTooLarge, "\(error)")
+            var generous = try TransferRequest.get(.hugeHeaders(kilobytes: 20))
+            generous.options.maximumResponseHeadSize = 64 * 1024
+            #expect(try await engine.fetch(generous).head.status == .ok)
+        }
+    }
+
+    @Test("invalid requests fail through the delegate, once", arguments: BackendConfiguration.allCases)
+    func invalidRequests(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let heads = [
+                HTTPRequest(method: .get, scheme: "file", authority: "", path: "/etc/passwd"),
+                HTTPRequest(method: .get, scheme: "gopher", authority: "127.0.0.1", path: "/"),
+                HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/a\r\nX-Injected: 1"),
+                HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/"),
+            ]
+            for head in heads {
+                let error = try await engine.failure(TransferRequest(head))
+                #expect(error.code == .unsupportedURL || error.code == .badURL, "\(head): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CurlewTestServer
+import CurlewTestSupport
+import CurlewTransport
+import Foundation
+import Testing
+
+@Suite("Engine lifecycle")
+struct LifecycleTests {
+    @Test("nothing is armed once every transfer has ended; shutdown releases everything", arguments: BackendConfiguration.allCases)
+    func nothingLeftBehind(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let engine = TransferEngine(scheduler: backend.makeScheduler())
+        let recorders = (0..<50).map { _ in TransferRecorder(engine) }
+        for (index, recorder) in recorders.enumerated() {
+            let route: Route = index % 5 == 0 ? .closeMidBody(bytes: 1000) : .bytes(1000)
+            engine.makeTransfer(TransferRequest(url: server.url(route)), delegate: recorder).start()
+        }
+        #expect(await waitUntil { recorders.allSatisfy { $0.completionCount == 1 } })
+        let idle = await engine.diagnostics()
+        #expect(idle.liveTransfers == 0)
+        #expect(idle.scheduler.armedSockets == 0)
+        #expect(idle.scheduler.watchedSockets == idle.openSockets, "watches: \(idle.scheduler), sockets: \(idle.openSockets)")
+        await engine.shutdown()
+        let after = await engine.diagnostics()
+        #expect(after.openSockets == 0)
+        #expect(after.scheduler == SchedulerDiagnostics())
+    }
+
+    @Test("delegate calls run on the engine's context only", arguments: BackendConfiguration.allCases)
+    func delegateOnContext(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let (result, recorder) = try await engine.run(try .get(.redirect(count: 1)))
+            _ = try result.get()
+            #expect(recorder.events.value.callsOffContext == 0)
+            #expect(!recorder.events.value.heads.isEmpty)
+        }
+    }
+
+    @Test("an idle engine makes no socket actions", arguments: BackendConfiguration.allCases)
+    func idleIsQuiet(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let recorder = TransferRecorder(engine)
+            engine.makeTransfer(try .get(.delay(1500)), delegate: recorder).start()
+            await engine.waitForOpenSockets(1)
+            let before = await engine.diagnostics()
+            _ = try #require(await recorder.result()).get()
+            let after = await engine.diagnostics()
+            // Waiting 1.5 s for the reply takes a handful of wake-ups, not a spin (URLSession on Linux
+            // makes thousands here because it leaves a write source armed).
+            #expect(after.socketActions - before.socketActions < 20, "socket actions while idle: \(after.socketActions - before.socketActions)")
+            #expect(after.timerFirings - before.timerFirings < 20, "timer firings while idle: \(after.timerFirings - before.timerFirings)")
+        }
+    }
+}

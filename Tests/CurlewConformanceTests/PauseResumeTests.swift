@@ -1,0 +1,111 @@
+import CurlewTestServer
+import CurlewTestSupport
+import CurlewTransport
+import Foundation
+import Testing
+
+/// Pause releases the connection and keeps the body; resume continues with a range request when the
+/// server allows it and starts over when not. The body is byte-identical either way.
+@Suite("Pause and resume")
+struct PauseResumeTests {
+    /// Pauses at the first body bytes, waits for the pause, resumes, returns the result.
+    private func pauseOnceAndResume(_ engine: TransferEngine, _ request: TransferRequest) async throws -> (TransferResponse, TransferRecorder) {
+        let pausedOnce = LockedValue(false)
+        let recorder = TransferRecorder(engine, onProgress: { transfer, _ in
+            let first = pausedOnce.withLock { paused -> Bool in
+                defer { paused = true }
+                return !paused
+            }
+            if first { transfer.pause() }
+        })
+        let transfer = engine.makeTransfer(request, delegate: recorder)
+        transfer.start()
+        #expect(await waitUntil { recorder.events.value.pauses == 1 })
+        let kept = recorder.events.value.progress.last?.bytesReceived ?? 0
+        #expect(kept > 0)
+        transfer.resume()
+        let response = try #require(await recorder.result()).get()
+        #expect(recorder.completionCount == 1)
+        return (response, recorder)
+    }
+
+    @Test("with range support: continues from where it paused", arguments: BackendConfiguration.allCases)
+    func withRanges(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let route = Route.entity(bytes: 400_000, dripChunkSize: 40_000, dripIntervalMilliseconds: 20)
+            let server = try testServer()
+            server.resetStats()
+            let (response, recorder) = try await self.pauseOnceAndResume(engine, try .get(route))
+            #expect(response.body == Data(try #require(route.expectedBody)))
+            #expect(response.head.status == .ok)
+            #expect(response.metrics.resumeCount == 1)
+            #expect(recorder.events.value.heads.count == 1, "a resumed body must not report a new response")
+            let received = recorder.events.value.progress.map(\.bytesReceived)
+            #expect(received == received.sorted())
+        }
+    }
+
+    @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
+    func withoutRanges(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let route = Route.entity(bytes: 400_000, ranges: false, dripChunkSize: 40_000, dripIntervalMilliseconds: 20)
+            let (response, _) = try await self.pauseOnceAndResume(engine, try .get(route))
+            #expect(response.body == Data(try #require(route.expectedBody)))
+            #expect(response.metrics.resumeCount == 1)
+        }
+    }
+
+    @Test("without a validator: starts over, same bytes", arguments: BackendConfiguration.allCases)
+    func withoutValidator(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let route = Route.entity(bytes: 200_000, etag: nil, lastModified: false, dripChunkSize: 20_000, dripIntervalMilliseconds: 20)
+            let (response, _) = try await self.pauseOnceAndResume(engine, try .get(route))
+            #expect(response.body == Data(try #require(route.expectedBody)))
+        }
+    }
+
+    @Test("to a file", arguments: BackendConfiguration.allCases)
+    func toFile(_ backend: BackendConfiguration) async throws {
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        try await withEngine(backend) { engine in
+            let route = Route.entity(bytes: 300_000, dripChunkSize: 30_000, dripIntervalMilliseconds: 20)
+            var request = try TransferRequest.get(route)
+            request.destination = .file(destination)
+            let (response, _) = try await self.pauseOnceAndResume(engine, request)
+            #expect(response.fileURL == destination)
+            #expect(try Data(contentsOf: destination) == Data(try #require(route.expectedBody)))
+        }
+    }
+
+    @Test("pause releases the connection", arguments: BackendConfiguration.allCases)
+    func pauseReleasesConnection(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let recorder = TransferRecorder(engine, onProgress: { transfer, _ in transfer.pause() })
+            let transfer = engine.makeTransfer(try .get(.entity(bytes: 400_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 50)),
+                                               delegate: recorder)
+            transfer.start()
+            #expect(await waitUntil { recorder.events.value.pauses == 1 })
+            // The connection had body bytes in flight, so curl closed it rather than pool it.
+            await engine.waitForOpenSockets(0)
+            #expect(await engine.diagnostics().liveTransfers == 1)
+            transfer.cancel()
+            let result = try #require(await recorder.result())
+            #expect(result.isFailure)
+        }
+    }
+
+    @Test("pause and resume are ignored out of place", arguments: BackendConfiguration.allCases)
+    func ignoredOutOfPlace(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let recorder = TransferRecorder(engine)
+            let transfer = engine.makeTransfer(try .get(.bytes(1000)), delegate: recorder)
+            transfer.resume()  // not paused
+            transfer.pause()   // not running
+            transfer.start()
+            transfer.resume()  // running, not paused
+            #expect(try #require(await recorder.result()).get().body?.count == 1000)
+            #expect(recorder.events.value.pauses == 0)
+        }
+    }
+}
