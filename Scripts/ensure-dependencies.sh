@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Curlew needs on a fresh Debian or Ubuntu machine that has the Swift toolchain:
+# libcurl's development files (headers and pkg-config file). Safe to run again: it installs only
+# what is missing.
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "error: the Swift toolchain (swift) is not on PATH; install Swift 6 first: https://swift.org/install" >&2
+    exit 1
+fi
+
+missing=()
+for package in libcurl4-openssl-dev; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: please install libcurl's development files (${missing[*]} on Debian)" >&2
+    exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "Installing ${missing[*]} …" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
