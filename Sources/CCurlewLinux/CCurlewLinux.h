@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
 
 static inline int ccurlew_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -41,5 +43,35 @@ static const unsigned int CCURLEW_EPOLLHUP = EPOLLHUP;
 static const int CCURLEW_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
 static const int CCURLEW_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
 static const int CCURLEW_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+
+/* ---- Run-loop backend (CurlewRunLoop) ---- */
+
+/* The kernel thread id of the calling thread (glibc's gettid() needs _GNU_SOURCE, which Swift's Glibc lacks). */
+static inline int ccurlew_gettid(void) { return (int)syscall(SYS_gettid); }
+
+/* Names the calling thread (PR_SET_NAME; the kernel keeps the first 15 bytes). Returns 0 or -1. */
+static inline int ccurlew_set_current_thread_name(const char *_Nonnull name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}
+
+/* One event with the full 64-bit user data (the run-loop backend packs a registration token beside the fd). */
+typedef struct { unsigned long long data; unsigned int events; } ccurlew_epoll_event64;
+
+/* Like ccurlew_epoll_ctl, but stores data (not just fd) as the event's user data. */
+static inline int ccurlew_epoll_ctl64(int epfd, int op, int fd, unsigned int events, unsigned long long data) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+/* Waits up to timeout_ms (0: poll) and copies at most max (<= 64) events, with their 64-bit data, into out. */
+static inline int ccurlew_epoll_wait64(int epfd, ccurlew_epoll_event64 *_Nonnull out, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) { out[i].data = events[i].data.u64; out[i].events = events[i].events; }
+    return n;
+}
 
 #endif

@@ -1,0 +1,40 @@
+import CurlewDispatch
+import CurlewRunLoop
+import CurlewTransport
+import Testing
+
+/// Every scheduler configuration a backend-agnostic test runs on.
+///
+/// ```swift
+/// @Test(arguments: BackendConfiguration.allCases)
+/// func getsAResponse(_ backend: BackendConfiguration) async throws {
+///     let scheduler = backend.makeScheduler()
+///     // …
+/// }
+/// ```
+///
+/// Test names show the raw value, e.g. `getsAResponse(_:) → runloop-epoll`.
+public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// ``DispatchScheduler``: one serial queue and `DispatchSource`s (the default backend).
+    case dispatch = "dispatch"
+    /// `RunLoopScheduler` watching sockets with CoreFoundation `CFSocket` run-loop sources.
+    case runLoopCFSocket = "runloop-cfsocket"
+    /// `RunLoopScheduler` watching sockets with one `epoll` descriptor as a run-loop source.
+    case runLoopEpoll = "runloop-epoll"
+
+    /// A new, unbound scheduler of this configuration. The run-loop ones share the process's
+    /// network thread; each call still returns a scheduler of its own.
+    public func makeScheduler() -> any TransferScheduler {
+        switch self {
+        case .dispatch:
+            return DispatchScheduler()
+        case .runLoopCFSocket:
+            return RunLoopScheduler(sockets: .cfSocket)
+        case .runLoopEpoll:
+            return RunLoopScheduler(sockets: .epollSource)
+        }
+    }
+
+    /// The raw value, so parameterized test names say which backend ran.
+    public var testDescription: String { self.rawValue }
+}

@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Read-only looks at the test process through Linux's `/proc/self`: descriptors, threads and
+/// per-thread CPU time, for leak checks ("every descriptor closed", "no thread added") and for
+/// "idle costs no CPU" checks.
+///
+/// All of it is a snapshot that other threads of the process (other tests, libdispatch's pool) may
+/// change a moment later: compare counts with the same snapshot taken before, and prefer checking a
+/// specific descriptor or thread over a process-wide total.
+public enum ProcessInspector {
+    // MARK: Descriptors
+
+    /// How many file descriptors the process has open (not counting the one used to list them).
+    public static func openDescriptorCount() -> Int {
+        self.openDescriptors().count
+    }
+
+    /// The process's open file descriptors, ascending (not counting the one used to list them).
+    public static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let listingDescriptor = dirfd(directory)
+        var descriptors: [Int32] = []
+        for name in Self.entryNames(of: directory) {
+            if let descriptor = Int32(name), descriptor != listingDescriptor {
+                descriptors.append(descriptor)
+            }
+        }
+        return descriptors.sorted()
+    }
+
+    /// Whether `descriptor` is open in this process (`fcntl(F_GETFD)` does not fail with `EBADF`).
+    public static func isOpen(_ descriptor: Int32) -> Bool {
+        fcntl(descriptor, F_GETFD) != -1 || errno != EBADF
+    }
+
+    /// The soft limit on open descriptors (`RLIMIT_NOFILE`); descriptor numbers stay below it.
+    public static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return limit.rlim_cur >= UInt(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
+
+    // MARK: Threads
+
+    /// One thread of the process.
+    public struct ThreadInfo: Sendable, Hashable {
+        /// The kernel thread id (the `TID` in `/proc/self/task/TID`).
+        public var id: Int32
+        /// The thread's name as the kernel keeps it (`comm`: at most 15 bytes, so often truncated).
+        public var name: String
+    }
+
+    /// The process's threads with their names.
+    public static func threads() -> [ThreadInfo] {
+        Self.threadIDs().compactMap { id in
+            guard let name = self.threadName(id) else { return nil }  // it exited meanwhile
+            return ThreadInfo(id: id, name: name)
+        }
+    }
+
+    /// The names of the process's threads (`/proc/self/task/*/comm`).
+    public static func threadNames() -> [String] {
+        self.threads().map(\.name)
+    }
+
+    /// How many threads the process has.
+    public static func threadCount() -> Int {
+        self.threadIDs().count
+    }
+
+    /// The kernel thread id of the calling thread (read from `/proc/thread-self`).
+    public static func currentThreadID() -> Int32? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        // The link reads "PID/task/TID".
+        let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target.split(separator: "/").last.flatMap { Int32($0) }
+    }
+
+    /// The name of thread `id`, or `nil` if it does not exist (any more).
+    public static func threadName(_ id: Int32) -> String? {
+        guard let contents = self.readSmallFile("/proc/self/task/\(id)/comm") else { return nil }
+        return contents.hasSuffix("\n") ? String(contents.dropLast()) : contents
+    }
+
+    /// CPU time (user + system) thread `id` has used so far, or `nil` if it does not exist (any
+    /// more). The kernel counts in clock ticks (`sysconf(_SC_CLK_TCK)`, usually 10 ms each), so use
+    /// it for coarse comparisons such as "an idle thread stays near zero".
+    public static func cpuTime(ofThread id: Int32) -> Duration? {
+        guard let stat = self.readSmallFile("/proc/self/task/\(id)/stat") else { return nil }
+        // The name field is "(comm)" and may itself contain spaces and parentheses: the fields that
+        // follow start after the last ")". After it: state is field 3, utime 14, stime 15.
+        guard let closing = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: closing)...].split(separator: " ")
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+        let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        guard ticksPerSecond > 0 else { return nil }
+        let ticks = user + system
+        return .seconds(ticks / ticksPerSecond) + .nanoseconds((ticks % ticksPerSecond) * 1_000_000_000 / ticksPerSecond)
+    }
+
+    /// CPU time (user + system) the whole process has used so far, all threads (`getrusage`).
+    public static func processCPUTime() -> Duration {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return .zero }
+        func duration(_ time: timeval) -> Duration {
+            .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec))
+        }
+        return duration(usage.ru_utime) + duration(usage.ru_stime)
+    }
+
+    // MARK: Helpers
+
+    private static func threadIDs() -> [Int32] {
+        guard let directory = opendir("/proc/self/task") else { return [] }
+        defer { closedir(directory) }
+        return Self.entryNames(of: directory).compactMap { Int32($0) }.sorted()
+    }
+
+    private static func entryNames(of directory: OpaquePointer) -> [String] {
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Reads a `/proc` file whole (they report a size of 0, so read until end of file).
+    private static func readSmallFile(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { _ = close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return String(decoding: bytes, as: UTF8.self)
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,608 @@
+import CoreFoundation
+import CurlewTestSupport
+import CurlewTransport
+import Dispatch
+import Foundation
+import Testing
+
+@testable import CurlewRunLoop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Run-loop specific behaviour of `RunLoopScheduler` and `NetworkThread`: the thread (lazy, once,
+// named, shared), the keep-alive, run-loop modes, and each socket strategy's pitfalls. What every
+// scheduler must do is in `SchedulerConformanceTests`.
+//
+// Most tests make a `NetworkThread` of their own, so what they observe is theirs even while other
+// suites use `.shared` in parallel. Those threads live for the rest of the process.
+
+@Suite("RunLoopScheduler and NetworkThread", .serialized)
+struct RunLoopSchedulerTests {
+    // MARK: The thread
+
+    @Test("A network thread starts on first use, exactly once, under its name")
+    func threadStartsLazilyOnceAndNamed() throws {
+        let name = "curlew.t.lazy"
+        let thread = NetworkThread(name: name)
+        let scheduler = RunLoopScheduler(thread: thread)
+        #expect(!thread.isStarted, "creating a scheduler is not a use")
+        #expect(thread.threadID == nil)
+        #expect(!scheduler.isOnContext)
+        let namedBefore = Set(ProcessInspector.threads().filter { $0.name == name }.map(\.id))
+
+        // Eight first uses at once: one thread, started once, runs all eight blocks.
+        let ranOn = LockedValue<[Int32]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let done = DispatchSemaphore(value: 0)
+            scheduler.perform {
+                ranOn.withLock { $0.append(ProcessInspector.currentThreadID() ?? -1) }
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 10)
+        }
+        #expect(thread.isStarted)
+        let threadID = try #require(thread.threadID)
+        #expect(ranOn.value.count == 8)
+        #expect(Set(ranOn.value) == [threadID])
+        let namedAfter = Set(ProcessInspector.threads().filter { $0.name == name }.map(\.id))
+        #expect(namedAfter.subtracting(namedBefore) == [threadID], "one new thread, under the name")
+    }
+
+    @Test("The kernel keeps the first 15 bytes of the name, cut at a character boundary")
+    func longNamesAreTruncatedForTheKernel() throws {
+        let thread = NetworkThread(name: "curlew.t.a-name-longer-than-15-bytes")
+        thread.start()
+        let threadID = try #require(thread.threadID)
+        #expect(ProcessInspector.threadName(threadID) == "curlew.t.a-name")
+        #expect(thread.name == "curlew.t.a-name-longer-than-15-bytes")
+        #expect(NetworkThread.kernelThreadName("ééééééééé") == "ééééééé")  // 14 of 18 bytes
+    }
+
+    @Test("Schedulers made with the defaults share NetworkThread.shared")
+    func defaultSchedulersShareTheSharedThread() throws {
+        let epoll = RunLoopScheduler()
+        let cfSocket = RunLoopScheduler(sockets: .cfSocket)
+        #expect(epoll.thread === NetworkThread.shared)
+        #expect(cfSocket.thread === NetworkThread.shared)
+        #expect(NetworkThread.shared.name == "Curlew.network")
+
+        let first = try #require(epoll.runOnContext { ProcessInspector.currentThreadID() ?? -1 })
+        let second = try #require(cfSocket.runOnContext { ProcessInspector.currentThreadID() ?? -1 })
+        #expect(first == second)
+        #expect(first == NetworkThread.shared.threadID)
+        #expect(ProcessInspector.threadName(first) == "Curlew.network")
+        // "Exactly one" is checked in the isolated process: here, CF's socket thread may carry the
+        // same name (it inherits its creator's; see `IsolatedCheck`).
+    }
+
+    @Test("The keep-alive port is an eventfd: the loop sleeps, and nothing listens on the network")
+    func keepAliveIsNotANetworkSocket() throws {
+        let thread = NetworkThread(name: "curlew.t.keep")
+        thread.start()
+        let running = thread.running()
+        let keepAlive = try #require(running.keepAliveDescriptor)
+        #expect(ProcSelf.descriptorTarget(keepAlive) == "anon_inode:[eventfd]")
+
+        // Kept alive, the loop sleeps in its run mode; without a source CFRunLoopRunInMode would
+        // return at once and the thread would spin, never waiting.
+        #expect(waitUntil { CFRunLoopIsWaiting(running.runLoop) })
+
+        // `SocketPort()` would listen on 0.0.0.0. No socket of this process listens on a wildcard
+        // address (test servers bind 127.0.0.1 only; the isolated check below is stricter).
+        let ours = ProcSelf.socketInodes()
+        let wildcard = ProcSelf.listeningSockets().filter { ours.contains($0.inode) && $0.isWildcard }
+        #expect(wildcard.isEmpty, "listening: \(wildcard)")
+    }
+
+    @Test("An idle loop sleeps, and wakes up for work")
+    func idleLoopSleepsAndWakesForWork() throws {
+        let thread = NetworkThread(name: "curlew.t.wake")
+        thread.start()
+        let loop = thread.running().runLoop
+        for _ in 0..<3 {
+            #expect(waitUntil { CFRunLoopIsWaiting(loop) })
+            let before = thread.wakeUpCount
+            // The kCFRunLoopAfterWaiting observer runs before the loop handles the block.
+            let seen = LockedValue(0)
+            let done = DispatchSemaphore(value: 0)
+            thread.perform(inModes: [.default]) {
+                seen.set(thread.wakeUpCount)
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            #expect(seen.value > before)
+        }
+    }
+
+    // MARK: Modes
+
+    @Test("Work in modes the thread does not run in is not served; a matching run mode serves it")
+    func performsOutsideTheRunModeDoNotRun() throws {
+        let privateMode = RunLoop.Mode("curlew.test.private")
+        let thread = NetworkThread(name: "curlew.t.mode", runMode: privateMode)
+        let excluded = RunLoopScheduler(thread: thread, modes: [.common])  // common = default only
+        let ran = LockedValue(false)
+        excluded.perform { ran.set(true) }
+
+        // Queued after it and in the run mode: CF runs the matching blocks of its queue in order in
+        // one pass, so once this one ran, the excluded block was passed over, not merely not reached.
+        for _ in 0..<2 {
+            let marker = DispatchSemaphore(value: 0)
+            thread.perform(inModes: [privateMode]) { marker.signal() }
+            #expect(marker.wait(timeout: .now() + 10) == .success)
+            #expect(!ran.value)
+        }
+
+        // The same thread serves a scheduler whose modes include its run mode…
+        let included = RunLoopScheduler(thread: thread, modes: [privateMode])
+        #expect(included.runOnContext { included.isOnContext } == true)
+        // …and a thread running the default mode (one of the common modes) serves `.common` work.
+        let defaultThread = NetworkThread(name: "curlew.t.mode2")
+        let served = RunLoopScheduler(thread: defaultThread, modes: [.common])
+        #expect(served.runOnContext { served.isOnContext } == true)
+        #expect(!ran.value)
+    }
+
+    // MARK: Callbacks
+
+    @Test("Every callback runs on the network thread", arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func callbacksRunOnTheNetworkThread(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+        let thread = NetworkThread(name: "curlew.t.calls")
+        let scheduler = RunLoopScheduler(thread: thread, sockets: strategy)
+        let threads = LockedValue<Set<Int32>>([])
+        let record: @Sendable () -> Void = {
+            threads.withLock { _ = $0.insert(ProcessInspector.currentThreadID() ?? -1) }
+        }
+        let probe = RecordingEventHandler(
+            scheduler: scheduler,
+            onSocketReady: { socket, _ in
+                record()
+                SocketPair.drain(socket)
+            },
+            onTimerFired: record)
+        scheduler.bind(probe)
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
+
+        #expect(!scheduler.isOnContext)
+        #expect(scheduler.runOnContext { record(); return scheduler.isOnContext } == true)
+        _ = scheduler.runOnContext {
+            scheduler.setInterest(.read, for: pair.local)
+            scheduler.setTimer(.after(milliseconds: 0))
+        }
+        try pair.sendFromPeer()
+        #expect(waitUntil { probe.counts(for: pair.local).read >= 1 && probe.timerFireCount >= 1 })
+
+        let threadID = try #require(thread.threadID)
+        #expect(threads.value == [threadID])
+        #expect(probe.callsOffContext == 0)
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    @Test("Schedulers sharing a thread keep their own sockets, timer and handler")
+    func schedulersOnOneThreadAreIndependent() throws {
+        let thread = NetworkThread(name: "curlew.t.pair")
+        let first = RunLoopScheduler(thread: thread, sockets: .epollSource)
+        let second = RunLoopScheduler(thread: thread, sockets: .cfSocket)
+        let firstProbe = RecordingEventHandler(scheduler: first) { socket, _ in SocketPair.drain(socket) }
+        let secondProbe = RecordingEventHandler(scheduler: second) { socket, _ in SocketPair.drain(socket) }
+        first.bind(firstProbe)
+        second.bind(secondProbe)
+        let firstPair = try SocketPair()
+        let secondPair = try SocketPair()
+        defer {
+            firstPair.closePeer()
+            secondPair.closePeer()
+        }
+
+        _ = first.runOnContext {
+            first.setInterest(.read, for: firstPair.local)
+            first.setTimer(.after(milliseconds: 0))
+        }
+        _ = second.runOnContext { second.setInterest(.read, for: secondPair.local) }
+        try firstPair.sendFromPeer()
+        try secondPair.sendFromPeer()
+        #expect(waitUntil { firstProbe.counts(for: firstPair.local).read >= 1 && firstProbe.timerFireCount == 1 })
+        #expect(waitUntil { secondProbe.counts(for: secondPair.local).read >= 1 })
+
+        #expect(firstProbe.counts(for: secondPair.local).total == 0)
+        #expect(secondProbe.counts(for: firstPair.local).total == 0)
+        #expect(secondProbe.timerFireCount == 0)
+        #expect(first.runOnContext { first.diagnostics.watchedSockets } == 1)
+        #expect(second.runOnContext { second.diagnostics.watchedSockets } == 1)
+        #expect(first.shutdownAndWait())
+        #expect(second.shutdownAndWait())
+    }
+
+    // MARK: Socket strategies
+
+    @Test("Data left unread is reported again (level-triggered)", arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func unreadDataIsReportedAgain(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+        // CF adds its ports to its epoll set edge-triggered, so the epoll strategy must recheck by
+        // itself; CFSocket re-enables its read callback after each callout.
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.level"), sockets: strategy)
+        let bytesRead = LockedValue(0)
+        let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in
+            var byte: UInt8 = 0
+            if recv(socket, &byte, 1, 0) == 1 { bytesRead.withLock { $0 += 1 } }  // one byte per event
+        }
+        scheduler.bind(probe)
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
+
+        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        try pair.sendFromPeer(count: 3)
+        #expect(waitUntil { bytesRead.value == 3 })
+        #expect(probe.counts(for: pair.local).read >= 3)
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    @Test(
+        "Write readiness is reported while wanted, and not after a disarm",
+        arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func writeIsReportedUntilDisarmed(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+        // CFSocket disarms its write callback after each event; the scheduler re-enables it.
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.write"), sockets: strategy)
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
+        let writes = LockedValue(0)
+        let probe = RecordingEventHandler(scheduler: scheduler) { socket, events in
+            guard events.contains(.write) else { return }
+            let count = writes.withLock { value in
+                value += 1
+                return value
+            }
+            if count == 3 { scheduler.setInterest([], for: socket) }  // parked, like CURL_POLL_REMOVE
+        }
+        scheduler.bind(probe)
+
+        _ = scheduler.runOnContext { scheduler.setInterest(.write, for: pair.local) }
+        #expect(waitUntil { writes.value >= 3 })
+        // Both strategies disarm synchronously, so no later pass may deliver another write event.
+        for _ in 0..<3 { _ = scheduler.runOnContext {} }
+        #expect(writes.value == 3)
+        let diagnostics = scheduler.runOnContext { scheduler.diagnostics }
+        #expect(diagnostics?.watchedSockets == 1, "an empty interest keeps the watch")
+        #expect(diagnostics?.armedSockets == 0)
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    @Test(
+        "An interest changed to write on a ready socket is reported",
+        arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func interestChangedInsideAnEventIsReported(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+        // With epoll, the socket is still queued as ready from the read when its mask changes, so the
+        // kernel does not signal the set again: the recheck pass must find it.
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.switch"), sockets: strategy)
+        let probe = RecordingEventHandler(scheduler: scheduler) { socket, events in
+            if events.contains(.read) {
+                scheduler.setInterest(.write, for: socket)  // the data is left unread
+            } else if events.contains(.write) {
+                scheduler.setInterest([], for: socket)
+            }
+        }
+        scheduler.bind(probe)
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
+
+        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        try pair.sendFromPeer()
+        #expect(waitUntil { probe.counts(for: pair.local).write >= 1 })
+        #expect(probe.counts(for: pair.local).read == 1, "read was disarmed while the data was still there")
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    @Test(
+        "An event fetched for a socket closed meanwhile never reaches its reused number",
+        arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func staleEventsDoNotReachAReusedDescriptor(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.reuse"), sockets: strategy)
+        // High numbers: other threads take the lowest free ones, so none can grab `other` between
+        // its close and the dup2 below (which would then clobber their descriptor).
+        let first = try SocketPair(localAtOrAbove: 600)
+        let second = try SocketPair(localAtOrAbove: 600)
+        let replacement = try SocketPair()
+        defer {
+            first.closePeer()
+            second.closePeer()
+            replacement.closePeer()
+            _ = close(replacement.local)
+        }
+        let reused = LockedValue<Int32?>(nil)
+        let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in
+            guard reused.value == nil else { return }
+            // The first of the two events: close the other socket, put a silent socket under its
+            // number, and watch that. The other socket's event is already fetched (epoll) or signalled (CF).
+            let other = socket == first.local ? second.local : first.local
+            SocketPair.drain(socket)
+            scheduler.close(socket: other)
+            guard dup2(replacement.local, other) == other else { return }
+            reused.set(other)
+            scheduler.setInterest(.read, for: other)
+        }
+        scheduler.bind(probe)
+
+        // Both become ready before the loop looks: one drain (or one select pass) sees both.
+        _ = scheduler.runOnContext {
+            scheduler.setInterest(.read, for: first.local)
+            scheduler.setInterest(.read, for: second.local)
+            try? first.sendFromPeer()
+            try? second.sendFromPeer()
+        }
+        #expect(waitUntil { reused.value != nil })
+        let number = try #require(reused.value)
+        for _ in 0..<3 { _ = scheduler.runOnContext {} }
+        // The silent socket under `number` was never readable: any event for it was the old one's.
+        #expect(probe.counts(for: number).total == 0)
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    @Test("A parked socket that hangs up leaves the epoll set instead of waking the loop forever")
+    func parkedHangUpLeavesTheEpollSet() throws {
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.park"), sockets: .epollSource)
+        let probe = RecordingEventHandler(scheduler: scheduler)
+        scheduler.bind(probe)
+        let pair = try SocketPair()
+
+        _ = scheduler.runOnContext {
+            scheduler.setInterest(.read, for: pair.local)
+            scheduler.setInterest([], for: pair.local)  // parked in curl's pool
+        }
+        pair.closePeer()  // epoll reports EPOLLHUP even for an empty event mask
+        let inSet: @Sendable () -> Bool? = {
+            scheduler.runOnContext { (scheduler.watcher as? EpollSourceWatcher)?.isInEpollSet(pair.local) ?? true }
+        }
+        #expect(waitUntil { inSet() == false })
+        #expect(probe.counts(for: pair.local).total == 0, "a parked socket reports nothing")
+        #expect(scheduler.runOnContext { scheduler.diagnostics.watchedSockets } == 1)
+
+        // Armed again, it is back in the set and reports the hang-up.
+        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        #expect(inSet() == true)
+        #expect(waitUntil { probe.counts(for: pair.local).total >= 1 })
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    @Test("A stale CFSocket left for a descriptor number is replaced, and the descriptor stays open")
+    func staleCFSocketIsReplaced() throws {
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.stale"), sockets: .cfSocket)
+        let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
+        scheduler.bind(probe)
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
+        let identity = try #require(ProcSelf.identity(of: pair.local))
+
+        // What code that closes a descriptor without invalidating its CFSocket leaves behind: CF
+        // still maps the number to the old CFSocket (close-on-invalidate on, another context).
+        let stale = try #require(
+            CFSocketCreateWithNative(
+                kCFAllocatorDefault, pair.local, CFSocketCallBackType.readCallBack.rawValue, nil, nil))
+        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        #expect(!CFSocketIsValid(stale), "the stale CFSocket was invalidated")
+        #expect(ProcSelf.identity(of: pair.local) == identity, "CF did not close the descriptor")
+
+        try pair.sendFromPeer()
+        #expect(waitUntil { probe.counts(for: pair.local).read >= 1 })
+        #expect(scheduler.shutdownAndWait())
+    }
+
+    // MARK: Timer and shutdown
+
+    @Test("The timer re-armed from its own callout fires again")
+    func timerReArmedInsideItsCalloutFiresAgain() throws {
+        // A non-repeating CFRunLoopTimer is invalidated after its first fire, even if re-armed.
+        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.timer"))
+        let fires = LockedValue(0)
+        let probe = RecordingEventHandler(
+            scheduler: scheduler,
+            onTimerFired: {
+                let count = fires.withLock { value in
+                    value += 1
+                    return value
+                }
+                if count < 3 { scheduler.setTimer(.after(milliseconds: count == 1 ? 0 : 2)) }
+            })
+        scheduler.bind(probe)
+        _ = scheduler.runOnContext { scheduler.setTimer(.after(milliseconds: 1)) }
+        #expect(waitUntil { fires.value == 3 })
+        #expect(scheduler.runOnContext { scheduler.diagnostics.timerArmed } == false)
+        #expect(scheduler.shutdownAndWait())
+        #expect(fires.value == 3)
+    }
+
+    @Test(
+        "Shutdown closes every socket still watched and leaves the thread serving others",
+        arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func shutdownClosesWhatIsLeft(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+        let thread = NetworkThread(name: "curlew.t.down")
+        let scheduler = RunLoopScheduler(thread: thread, sockets: strategy)
+        weak var weakProbe: RecordingEventHandler?
+        do {
+            let probe = RecordingEventHandler(scheduler: scheduler)
+            weakProbe = probe
+            scheduler.bind(probe)
+        }
+        let armed = try SocketPair()
+        let parked = try SocketPair()
+        defer {
+            armed.closePeer()
+            parked.closePeer()
+        }
+        let identities = [ProcSelf.identity(of: armed.local), ProcSelf.identity(of: parked.local)]
+        _ = scheduler.runOnContext {
+            scheduler.setInterest(.read, for: armed.local)
+            scheduler.setInterest([], for: parked.local)
+            scheduler.setTimer(.after(milliseconds: 60_000))
+        }
+        #expect(scheduler.shutdownAndWait())
+
+        // Closed: the numbers are free or hold some other file now.
+        #expect(ProcSelf.identity(of: armed.local) != identities[0])
+        #expect(ProcSelf.identity(of: parked.local) != identities[1])
+        #expect(weakProbe == nil, "shutdown released the handler")
+        let other = RunLoopScheduler(thread: thread, sockets: strategy)
+        #expect(other.runOnContext { other.isOnContext } == true)
+    }
+
+    // MARK: Isolated checks
+
+    /// Process-wide facts other suites could disturb (they may start CF's socket thread, use
+    /// `.shared`, or listen), checked in a child process that runs only this test.
+    ///
+    /// The parent re-runs this test binary with a filter selecting this test and an environment
+    /// variable that makes it do the checks and print one result line, which the parent asserts on.
+    @Test("Isolated: .shared is lazy, nothing listens, .epollSource starts no CFSocket thread")
+    func isolatedProcessChecks() throws {
+        if ProcessInfo.processInfo.environment[IsolatedCheck.variable] == "1" {
+            print(IsolatedCheck.run())
+            return
+        }
+        let result = try IsolatedCheck.runInChildProcess(filter: "isolatedProcessChecks")
+        #expect(result["shared-threads-before-use"] == "0", "\(result)")
+        #expect(result["shared-threads-after-use"] == "1", "\(result)")
+        #expect(result["listening-sockets"] == "0", "\(result)")
+        #expect(result["epoll-events"] == "1", "\(result)")
+        #expect(result["cfsocket-threads-after-epoll"] == "0", "\(result)")
+        // The control: the same detection sees the thread once a CFSocket is used.
+        #expect(result["cfsocket-threads-after-cfsocket"] == "1", "\(result)")
+    }
+}
+
+// MARK: - Helpers
+
+/// The checks `isolatedProcessChecks` runs in its child process.
+private enum IsolatedCheck {
+    static let variable = "CURLEW_RUNLOOP_ISOLATED_CHECK"
+    static let marker = "CURLEW-ISOLATED-RESULT"
+    /// CF's socket manager thread, `com.apple.CFSocket.private`, as the kernel would keep it.
+    ///
+    /// On Linux CF's call to name it fails (26 bytes; the kernel takes 15, and
+    /// `pthread_setname_np` rejects longer names with `ERANGE`), so the thread keeps the name it
+    /// inherits from the thread that created it: the network thread, which creates the first
+    /// CFSocket. So CF's thread is counted as any thread with the truncated name plus any second
+    /// thread with the network thread's name.
+    static let cfSocketThreadName = "com.apple.CFSoc"
+
+    /// Runs the checks in this (child) process and returns the result line.
+    static func run() -> String {
+        var facts: [(String, String)] = []
+        func count(_ name: String) -> Int { ProcessInspector.threads().filter { $0.name == name }.count }
+        func cfSocketThreads() -> Int {
+            count(self.cfSocketThreadName) + max(0, count(NetworkThread.defaultName) - 1)
+        }
+
+        let shared = NetworkThread.shared  // created, not used
+        facts.append(("shared-threads-before-use", "\(count(NetworkThread.defaultName))"))
+        shared.start()
+        facts.append(("shared-threads-after-use", "\(count(NetworkThread.defaultName))"))
+
+        let ours = ProcSelf.socketInodes()
+        facts.append(("listening-sockets", "\(ProcSelf.listeningSockets().filter { ours.contains($0.inode) }.count)"))
+
+        facts.append(("epoll-events", self.exercise(.epollSource) ? "1" : "0"))
+        facts.append(("cfsocket-threads-after-epoll", "\(cfSocketThreads())"))
+        _ = self.exercise(.cfSocket)
+        facts.append(("cfsocket-threads-after-cfsocket", "\(cfSocketThreads())"))
+        return self.marker + " " + facts.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    }
+
+    /// Watches a socket with `strategy` on `.shared` until an event arrives; whether one did.
+    private static func exercise(_ strategy: RunLoopScheduler.SocketStrategy) -> Bool {
+        let scheduler = RunLoopScheduler(sockets: strategy)
+        let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
+        scheduler.bind(probe)
+        guard let pair = try? SocketPair() else { return false }
+        defer { pair.closePeer() }
+        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        guard (try? pair.sendFromPeer()) != nil else { return false }
+        let delivered = waitUntil { probe.counts(for: pair.local).read >= 1 }
+        return scheduler.shutdownAndWait() && delivered
+    }
+
+    /// Re-runs this test binary for the Swift Testing tests matching `filter`, with the checks
+    /// enabled, and returns the key-value pairs of its result line.
+    static func runInChildProcess(filter: String) throws -> [String: String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+        var environment = ProcessInfo.processInfo.environment
+        environment[self.variable] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output  // one pipe: reading two in turn could block on a full one
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        // Non-zero if the child's test failed or crashed, or if a sanitizer reported something.
+        #expect(process.terminationStatus == 0, "child process output:\n\(text)")
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(self.marker) }) else {
+            Issue.record("the child process printed no result (status \(process.terminationStatus)):\n\(text)")
+            return [:]
+        }
+        var result: [String: String] = [:]
+        for field in line.split(separator: " ").dropFirst() {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
+        }
+        return result
+    }
+}
+
+/// What `/proc/self` and `/proc/net` say about this process's descriptors and sockets.
+private enum ProcSelf {
+    struct Listener: CustomStringConvertible {
+        var inode: UInt64
+        /// The local address as `/proc/net/tcp*` prints it (hex address:port).
+        var local: String
+        /// Bound to 0.0.0.0 or :: (every interface).
+        var isWildcard: Bool {
+            guard let address = self.local.split(separator: ":").first else { return false }
+            return address.allSatisfy { $0 == "0" }
+        }
+        var description: String { "inode \(self.inode) at \(self.local)" }
+    }
+
+    /// Where `/proc/self/fd/<descriptor>` points, e.g. `socket:[123]` or `anon_inode:[eventfd]`.
+    static func descriptorTarget(_ descriptor: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The inodes of every socket this process has open.
+    static func socketInodes() -> Set<UInt64> {
+        var inodes: Set<UInt64> = []
+        for descriptor in ProcessInspector.openDescriptors() {
+            guard let target = self.descriptorTarget(descriptor), target.hasPrefix("socket:[") else { continue }
+            if let inode = UInt64(target.dropFirst("socket:[".count).dropLast()) { inodes.insert(inode) }
+        }
+        return inodes
+    }
+
+    /// Every TCP socket in LISTEN state (`0A`) in this network namespace, IPv4 and IPv6.
+    static func listeningSockets() -> [Listener] {
+        var listeners: [Listener] = []
+        for path in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let table = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            for row in table.split(separator: "\n").dropFirst() {
+                let fields = row.split(separator: " ")
+                guard fields.count > 9, fields[3] == "0A", let inode = UInt64(fields[9]) else { continue }
+                listeners.append(Listener(inode: inode, local: String(fields[1])))
+            }
+        }
+        return listeners
+    }
+
+    /// The device and inode behind `descriptor`, or `nil` if it is closed: tells "closed, or now
+    /// another file" from "still the same socket" even if the number is reused at once.
+    static func identity(of descriptor: Int32) -> [UInt64]? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+}
