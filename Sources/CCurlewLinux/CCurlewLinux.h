@@ -15,27 +15,6 @@
 
 static inline int ccurlew_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
-/* Adds, modifies or deletes fd in epfd; events is EPOLLIN|EPOLLOUT bits, data.fd carries fd. */
-static inline int ccurlew_epoll_ctl(int epfd, int op, int fd, unsigned int events) {
-    struct epoll_event ev;
-    ev.events = events;
-    ev.data.u64 = 0;
-    ev.data.fd = fd;
-    return epoll_ctl(epfd, op, fd, &ev);
-}
-
-/* One event, flattened for Swift. */
-typedef struct { int fd; unsigned int events; } ccurlew_ready_event;
-
-/* Waits up to timeout_ms (0: poll) and copies at most max events into out. */
-static inline int ccurlew_epoll_wait(int epfd, ccurlew_ready_event *_Nonnull out, int max, int timeout_ms) {
-    struct epoll_event events[64];
-    if (max > 64) max = 64;
-    int n = epoll_wait(epfd, events, max, timeout_ms);
-    for (int i = 0; i < n; i++) { out[i].fd = events[i].data.fd; out[i].events = events[i].events; }
-    return n;
-}
-
 static const unsigned int CCURLEW_EPOLLIN = EPOLLIN;
 static const unsigned int CCURLEW_EPOLLOUT = EPOLLOUT;
 static const unsigned int CCURLEW_EPOLLERR = EPOLLERR;
@@ -54,19 +33,20 @@ static inline int ccurlew_set_current_thread_name(const char *_Nonnull name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }
 
-/* One event with the full 64-bit user data (the run-loop backend packs a registration token beside the fd). */
-typedef struct { unsigned long long data; unsigned int events; } ccurlew_epoll_event64;
+/* One ready event, flattened for Swift: its 64-bit user data (the run-loop backend packs a
+   registration token beside the fd) and its event bits. */
+typedef struct { unsigned long long data; unsigned int events; } ccurlew_epoll_event;
 
-/* Like ccurlew_epoll_ctl, but stores data (not just fd) as the event's user data. */
-static inline int ccurlew_epoll_ctl64(int epfd, int op, int fd, unsigned int events, unsigned long long data) {
+/* Adds, modifies or deletes fd in epfd with these event bits and user data. */
+static inline int ccurlew_epoll_ctl(int epfd, int op, int fd, unsigned int events, unsigned long long data) {
     struct epoll_event ev;
     ev.events = events;
     ev.data.u64 = data;
     return epoll_ctl(epfd, op, fd, &ev);
 }
 
-/* Waits up to timeout_ms (0: poll) and copies at most max (<= 64) events, with their 64-bit data, into out. */
-static inline int ccurlew_epoll_wait64(int epfd, ccurlew_epoll_event64 *_Nonnull out, int max, int timeout_ms) {
+/* Waits up to timeout_ms (0: poll) and copies at most max (<= 64) events into out. */
+static inline int ccurlew_epoll_wait(int epfd, ccurlew_epoll_event *_Nonnull out, int max, int timeout_ms) {
     struct epoll_event events[64];
     if (max > 64) max = 64;
     int n = epoll_wait(epfd, events, max, timeout_ms);

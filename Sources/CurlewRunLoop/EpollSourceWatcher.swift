@@ -40,7 +40,7 @@ final class EpollSourceWatcher: SocketWatcher {
     private let loop: CFRunLoop
     private let modeNames: [CFString]
     private let reportFailure: (Int32) -> Void
-    private let events: UnsafeMutablePointer<ccurlew_epoll_event64>
+    private let events: UnsafeMutablePointer<ccurlew_epoll_event>
     private var registrations: [Registration] = []
     private var nextToken: UInt32 = 1
     private var portSource: CFRunLoopSource?
@@ -79,7 +79,7 @@ final class EpollSourceWatcher: SocketWatcher {
         self.slot = slot
         self.reportFailure = reportFailure
         self.events = .allocate(capacity: Int(Self.batchSize))
-        self.events.initialize(repeating: ccurlew_epoll_event64(), count: Int(Self.batchSize))
+        self.events.initialize(repeating: ccurlew_epoll_event(), count: Int(Self.batchSize))
     }
 
     deinit {
@@ -152,12 +152,12 @@ final class EpollSourceWatcher: SocketWatcher {
         let mask = Self.epollMask(interest)
         var result: Int32
         if registration.inEpoll {
-            result = ccurlew_epoll_ctl64(self.epollDescriptor, CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
+            result = ccurlew_epoll_ctl(self.epollDescriptor, CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
         } else {
-            result = ccurlew_epoll_ctl64(self.epollDescriptor, CCURLEW_EPOLL_CTL_ADD, socket, mask, data)
+            result = ccurlew_epoll_ctl(self.epollDescriptor, CCURLEW_EPOLL_CTL_ADD, socket, mask, data)
             if result != 0 && errno == EEXIST {
                 // The number is still in the set from a descriptor closed behind our back; take it over.
-                result = ccurlew_epoll_ctl64(self.epollDescriptor, CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
+                result = ccurlew_epoll_ctl(self.epollDescriptor, CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
             }
         }
         registration.inEpoll = result == 0
@@ -176,7 +176,7 @@ final class EpollSourceWatcher: SocketWatcher {
         if index < self.registrations.count, self.registrations[index].token != 0 {
             let registration = self.registrations[index]
             if registration.inEpoll {
-                _ = ccurlew_epoll_ctl64(self.epollDescriptor, CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
+                _ = ccurlew_epoll_ctl(self.epollDescriptor, CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
             }
             self.watchedCount -= 1
             if !registration.interest.isEmpty { self.armedCount -= 1 }
@@ -219,7 +219,7 @@ final class EpollSourceWatcher: SocketWatcher {
         var batches = 0
         while batches < Self.maxBatchesPerDrain {
             batches += 1
-            let count = ccurlew_epoll_wait64(self.epollDescriptor, self.events, Self.batchSize, 0)
+            let count = ccurlew_epoll_wait(self.epollDescriptor, self.events, Self.batchSize, 0)
             if count <= 0 { break }
             for index in 0..<Int(count) {
                 self.deliver(self.events[index])
@@ -235,7 +235,7 @@ final class EpollSourceWatcher: SocketWatcher {
         }
     }
 
-    private func deliver(_ event: ccurlew_epoll_event64) {
+    private func deliver(_ event: ccurlew_epoll_event) {
         let socket = Int32(bitPattern: UInt32(truncatingIfNeeded: event.data))
         let token = UInt32(truncatingIfNeeded: event.data >> 32)
         guard socket >= 0, Int(socket) < self.registrations.count else { return }
@@ -247,7 +247,7 @@ final class EpollSourceWatcher: SocketWatcher {
             // Parked (CURL_POLL_REMOVE): epoll still reports errors and hang-ups with no events asked,
             // level-triggered, so take it out of the set until it is armed again.
             if registration.inEpoll {
-                _ = ccurlew_epoll_ctl64(self.epollDescriptor, CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
+                _ = ccurlew_epoll_ctl(self.epollDescriptor, CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
                 self.registrations[Int(socket)].inEpoll = false
             }
             return

@@ -31,7 +31,7 @@ public final class RecordingEventHandler: TransferSchedulerEventHandler, Sendabl
         var callsOffContext = 0
     }
 
-    private let state = LockedValue(State())
+    private let state = Locked(State())
     private let isOnContext: @Sendable () -> Bool
     private let onSocketReady: @Sendable (Int32, SocketEvents) -> Void
     private let onTimerFired: @Sendable () -> Void

@@ -20,7 +20,7 @@ extension TransferScheduler {
         _ body: @escaping @Sendable () -> Result
     ) -> Result? {
         precondition(!self.isOnContext, "runOnContext(_:) would wait for its own context")
-        let result = LockedValue<Result?>(nil)
+        let result = Locked<Result?>(nil)
         let done = DispatchSemaphore(value: 0)
         self.perform {
             let value = body()

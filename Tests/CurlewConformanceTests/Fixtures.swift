@@ -59,7 +59,7 @@ final class TransferRecorder: TransferDelegate, Sendable {
         var callsOffContext = 0
     }
 
-    let events = LockedValue(Events())
+    let events = Locked(Events())
     private let scheduler: any TransferScheduler
     private let onProgress: (@Sendable (Transfer, TransferProgress) -> Void)?
     private let onRedirect: (@Sendable (HTTPRequest) -> HTTPRequest?)?
@@ -161,7 +161,7 @@ extension EchoReply {
 extension TransferEngine {
     /// Waits until the engine has `count` connection sockets open; records what it saw if not.
     func waitForOpenSockets(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let last = LockedValue<EngineDiagnostics?>(nil)
+        let last = Locked<EngineDiagnostics?>(nil)
         let reached = await waitUntil {
             let diagnostics = await self.diagnostics()
             last.set(diagnostics)

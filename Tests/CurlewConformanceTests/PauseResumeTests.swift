@@ -10,7 +10,7 @@ import Testing
 struct PauseResumeTests {
     /// Pauses at the first body bytes, waits for the pause, resumes, returns the result.
     private func pauseOnceAndResume(_ engine: TransferEngine, _ request: TransferRequest) async throws -> (TransferResponse, TransferRecorder) {
-        let pausedOnce = LockedValue(false)
+        let pausedOnce = Locked(false)
         let recorder = TransferRecorder(engine, onProgress: { transfer, _ in
             let first = pausedOnce.withLock { paused -> Bool in
                 defer { paused = true }

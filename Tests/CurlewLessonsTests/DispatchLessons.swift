@@ -30,7 +30,7 @@ struct DispatchLessons {
     @Test("7: dispatch reuses a few pooled threads; the dispatch backend makes none")
     func noDedicatedThread() async throws {
         // 200 blocks on a global queue run on a handful of pooled threads…
-        let pooled = LockedValue<Set<Int32>>([])
+        let pooled = Locked<Set<Int32>>([])
         let group = DispatchGroup()
         for _ in 0..<200 {
             DispatchQueue.global().async(group: group) {

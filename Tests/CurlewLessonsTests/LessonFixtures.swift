@@ -12,8 +12,8 @@ func server() throws -> TestServer { try lessonServer.get() }
 
 /// A delegate that notes which thread each call ran on and waits for the end.
 final class ThreadNotingDelegate: TransferDelegate, Sendable {
-    let threads = LockedValue<[Int32]>([])
-    let result = LockedValue<Result<TransferResponse, TransferError>?>(nil)
+    let threads = Locked<[Int32]>([])
+    let result = Locked<Result<TransferResponse, TransferError>?>(nil)
 
     private func note() {
         if let id = ProcessInspector.currentThreadID() {

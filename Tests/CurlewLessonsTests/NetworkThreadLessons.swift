@@ -46,8 +46,8 @@ struct NetworkThreadLessons {
     @Test("2: a run loop without a source returns at once; a loop spins, a port waits")
     func keepAliveStyles() throws {
         // Without a source: run(mode:before:) returns false immediately, again and again.
-        let spins = LockedValue(0)
-        let stopSpinning = LockedValue(false)
+        let spins = Locked(0)
+        let stopSpinning = Locked(false)
         let spinner = Thread {
             while !stopSpinning.value {
                 _ = RunLoop.current.run(mode: .default, before: .distantFuture)
@@ -62,8 +62,8 @@ struct NetworkThreadLessons {
         var descriptors: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
         let portSocket = descriptors[0]
-        let returns = LockedValue(0)
-        let loop = LockedValue<RunLoopHandle?>(nil)
+        let returns = Locked(0)
+        let loop = Locked<RunLoopHandle?>(nil)
         let portThread = Thread {
             guard let port = SocketPort(protocolFamily: AF_UNIX, socketType: Int32(SOCK_STREAM.rawValue),
                                         protocol: 0, socket: portSocket) else { return }

@@ -33,7 +33,7 @@ struct RunLoopSchedulerTests {
         let namedBefore = Set(ProcessInspector.threads().filter { $0.name == name }.map(\.id))
 
         // Eight first uses at once: one thread, started once, runs all eight blocks.
-        let ranOn = LockedValue<[Int32]>([])
+        let ranOn = Locked<[Int32]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let done = DispatchSemaphore(value: 0)
             scheduler.perform {
@@ -105,7 +105,7 @@ struct RunLoopSchedulerTests {
             #expect(waitUntil { CFRunLoopIsWaiting(loop) })
             let before = thread.wakeUpCount
             // The kCFRunLoopAfterWaiting observer runs before the loop handles the block.
-            let seen = LockedValue(0)
+            let seen = Locked(0)
             let done = DispatchSemaphore(value: 0)
             thread.perform(inModes: [.default]) {
                 seen.set(thread.wakeUpCount)
@@ -123,7 +123,7 @@ struct RunLoopSchedulerTests {
         let privateMode = RunLoop.Mode("curlew.test.private")
         let thread = NetworkThread(name: "curlew.t.mode", runMode: privateMode)
         let excluded = RunLoopScheduler(thread: thread, modes: [.common])  // common = default only
-        let ran = LockedValue(false)
+        let ran = Locked(false)
         excluded.perform { ran.set(true) }
 
         // Queued after it and in the run mode: CF runs the matching blocks of its queue in order in
@@ -151,7 +151,7 @@ struct RunLoopSchedulerTests {
     func callbacksRunOnTheNetworkThread(_ strategy: RunLoopScheduler.SocketStrategy) throws {
         let thread = NetworkThread(name: "curlew.t.calls")
         let scheduler = RunLoopScheduler(thread: thread, sockets: strategy)
-        let threads = LockedValue<Set<Int32>>([])
+        let threads = Locked<Set<Int32>>([])
         let record: @Sendable () -> Void = {
             threads.withLock { _ = $0.insert(ProcessInspector.currentThreadID() ?? -1) }
         }
@@ -223,7 +223,7 @@ struct RunLoopSchedulerTests {
         // CF adds its ports to its epoll set edge-triggered, so the epoll strategy must recheck by
         // itself; CFSocket re-enables its read callback after each callout.
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.level"), sockets: strategy)
-        let bytesRead = LockedValue(0)
+        let bytesRead = Locked(0)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in
             var byte: UInt8 = 0
             if recv(socket, &byte, 1, 0) == 1 { bytesRead.withLock { $0 += 1 } }  // one byte per event
@@ -247,7 +247,7 @@ struct RunLoopSchedulerTests {
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.write"), sockets: strategy)
         let pair = try SocketPair()
         defer { pair.closePeer() }
-        let writes = LockedValue(0)
+        let writes = Locked(0)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, events in
             guard events.contains(.write) else { return }
             let count = writes.withLock { value in
@@ -310,7 +310,7 @@ struct RunLoopSchedulerTests {
             replacement.closePeer()
             _ = close(replacement.local)
         }
-        let reused = LockedValue<Int32?>(nil)
+        let reused = Locked<Int32?>(nil)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in
             guard reused.value == nil else { return }
             // The first of the two events: close the other socket, put a silent socket under its
@@ -394,7 +394,7 @@ struct RunLoopSchedulerTests {
     func timerReArmedInsideItsCalloutFiresAgain() throws {
         // A non-repeating CFRunLoopTimer is invalidated after its first fire, even if re-armed.
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.timer"))
-        let fires = LockedValue(0)
+        let fires = Locked(0)
         let probe = RecordingEventHandler(
             scheduler: scheduler,
             onTimerFired: {

@@ -39,8 +39,8 @@ struct SchedulerConformanceTests {
         #expect(!DispatchQueue.global().sync { scheduler.isOnContext })
 
         // One submitter: strict order, every block on the context.
-        let order = LockedValue<[Int]>([])
-        let offContext = LockedValue(0)
+        let order = Locked<[Int]>([])
+        let offContext = Locked(0)
         for index in 0..<500 {
             scheduler.perform {
                 if !scheduler.isOnContext { offContext.withLock { $0 += 1 } }
@@ -52,7 +52,7 @@ struct SchedulerConformanceTests {
         #expect(offContext.value == 0)
 
         // Several submitters at once: each one's blocks keep their order.
-        let perThread = LockedValue<[Int: [Int]]>([:])
+        let perThread = Locked<[Int: [Int]]>([:])
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for index in 0..<250 {
                 scheduler.perform { perThread.withLock { $0[thread, default: []].append(index) } }
@@ -64,7 +64,7 @@ struct SchedulerConformanceTests {
         }
 
         // From the context itself: the new block cannot run before the current one returns.
-        let innerRan = LockedValue(false)
+        let innerRan = Locked(false)
         let ranInline = harness.onContext { scheduler -> Bool in
             scheduler.perform { innerRan.set(true) }
             return innerRan.value
@@ -395,7 +395,7 @@ struct SchedulerConformanceTests {
 
     @Test(".after(n) fires once, not early", arguments: BackendConfiguration.allCases)
     func timerAfterDelay(_ backend: BackendConfiguration) throws {
-        let fireTimes = LockedValue<[ContinuousClock.Instant]>([])
+        let fireTimes = Locked<[ContinuousClock.Instant]>([])
         let harness = Harness(backend) { _ in fireTimes.withLock { $0.append(.now) } }
         let armedAt = harness.onContext { scheduler -> ContinuousClock.Instant in
             let now = ContinuousClock.now
@@ -457,7 +457,7 @@ struct SchedulerConformanceTests {
     @Test("the one timer can be re-armed again and again, also from its own fire", arguments: BackendConfiguration.allCases)
     func timerRearmedRepeatedly(_ backend: BackendConfiguration) throws {
         // curl re-arms the timer from inside the socket action that the fire triggers.
-        let selfRearms = LockedValue(0)
+        let selfRearms = Locked(0)
         let harness = Harness(backend) { scheduler in
             let rearm = selfRearms.withLock { budget -> Bool in
                 guard budget > 0 else { return false }
@@ -592,7 +592,7 @@ struct DispatchSchedulerSpecificTests {
         #expect(scheduler.runOnContext { scheduler.setInterest(.read, for: local) } != nil)
 
         scheduler.queue.suspend()
-        let performed = LockedValue(false)
+        let performed = Locked(false)
         scheduler.perform { performed.set(true) }
         try pair.sendFromPeer()
         let stayedStopped = holdsThroughout(quietWindow) { !performed.value && probe.totalSocketEvents == 0 }
@@ -743,7 +743,7 @@ private struct WeakProbe: Sendable {
 
 /// A weak reference that can cross threads.
 private final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-    private let box: LockedValue<WeakBox>
+    private let box: Locked<WeakBox>
 
     private struct WeakBox: @unchecked Sendable {
         // @unchecked Sendable: only a weak pointer to a Sendable object, read and written under `box`'s lock.
@@ -751,7 +751,7 @@ private final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     }
 
     init(_ object: Object) {
-        self.box = LockedValue(WeakBox(object: object))
+        self.box = Locked(WeakBox(object: object))
     }
 
     var object: Object? { self.box.value.object }

@@ -1,18 +1,29 @@
 import Foundation
 
-/// A value guarded by a lock, for state shared across threads outside the engine's context.
+/// A value guarded by a lock, for state shared across threads outside the engine's context (and by
+/// the tests, which share state with the code they drive).
 ///
 /// The lock is an `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: on Linux,
 /// ThreadSanitizer does not see `Mutex`'s futex-based locking and reports every contended access
 /// as a race, which would hide real reports in `swift test --sanitize=thread`.
 ///
 /// Safety: `@unchecked Sendable` because `storage` is read and written only while `lock` is held.
-package final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: Value
 
     package init(_ value: Value) {
         self.storage = value
+    }
+
+    /// A copy of the current value.
+    package var value: Value {
+        self.withLock { $0 }
+    }
+
+    /// Replaces the value.
+    package func set(_ value: Value) {
+        self.withLock { $0 = value }
     }
 
     /// Reads or changes the value under the lock. `body` must not take the lock again.
