@@ -333,7 +333,7 @@ struct ConnectionSocket {
     let watched: Int32
     /// The socket's inode, to recognise curl's duplicate (or see that its number is now another socket).
     let inode: UInt
-    /// Whether curl has announced it to the socket callback.
+    /// Whether the scheduler watches it (from curl's first announcement on the socket callback).
     var isWatched = false
 
     init?(watching socket: Int32) {
