@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "CurlewTransport", targets: ["CurlewTransport"]),
         .library(name: "CurlewDispatch", targets: ["CurlewDispatch"]),
         .library(name: "CurlewRunLoop", targets: ["CurlewRunLoop"]),
+        .library(name: "CurlewSerialization", targets: ["CurlewSerialization"]),
+        .library(name: "CurlewOperations", targets: ["CurlewOperations"]),
+        .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
         .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
@@ -41,6 +44,19 @@ let package = Package(
         // Backend 1 (classic): a dedicated Thread running a RunLoop kept alive by a port.
         .target(name: "CurlewRunLoop", dependencies: ["CurlewTransport", "CCurlewLinux"]),
 
+        // Response (and later request) serializers; knows nothing of curl.
+        .target(
+            name: "CurlewSerialization",
+            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // RequestOperation: AFURLConnectionOperation's asynchronous Operation, on any backend.
+        .target(name: "CurlewOperations", dependencies: ["CurlewTransport", "CurlewSerialization"]),
+        // The umbrella: backend choice, the default engine, and everything re-exported.
+        .target(
+            name: "Curlew",
+            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewSerialization", "CurlewOperations"]
+        ),
+
         // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
         .target(
             name: "CurlewTestServer",
@@ -71,6 +87,7 @@ let package = Package(
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport"]),
         .testTarget(name: "CurlewSchedulerTests", dependencies: ["CurlewTestSupport"]),
         .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
-        .testTarget(name: "CurlewLessonsTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
+        .testTarget(name: "CurlewOperationsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
+        .testTarget(name: "CurlewLessonsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
     ]
 )
