@@ -6,7 +6,7 @@ import PackageDescription
 let package = Package(
     name: "CurlewBenchmarks",
     dependencies: [
-        .package(path: ".."),
+        .package(name: "Curlew", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
