@@ -26,7 +26,12 @@ public final class TransferEngine: Sendable {
         public var maximumConnectionsPerHost: Int = 16
         /// The most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`). 0: no limit.
         public var maximumConnections: Int = 0
-        /// How many idle connections the pool keeps (`CURLMOPT_MAXCONNECTS`); `nil`: curl's default.
+        /// How many connections the pool keeps open (`CURLMOPT_MAXCONNECTS`). `nil`: four times the
+        /// per-host limit, at least 64 (256 without a per-host limit).
+        ///
+        /// Left to itself, curl sizes the pool at four times the number of transfers in the multi
+        /// handle *at that moment*, which drops whenever finished transfers leave before new ones
+        /// come: it then closes connections that the next request would have reused.
         public var maximumIdleConnections: Int?
         /// Whether HTTP/2 transfers to one host share a connection as streams.
         public var http2Multiplexing: Bool = true
@@ -35,6 +40,12 @@ public final class TransferEngine: Sendable {
 
         /// Creates the default configuration.
         public init() {}
+
+        /// The pool size actually used: ``maximumIdleConnections``, or the default it describes.
+        var effectiveIdleConnectionLimit: Int {
+            if let limit = self.maximumIdleConnections { return max(1, limit) }
+            return self.maximumConnectionsPerHost > 0 ? max(64, 4 * self.maximumConnectionsPerHost) : 256
+        }
     }
 
     let driver: MultiDriver
@@ -107,6 +118,10 @@ public struct EngineDiagnostics: Sendable, Hashable {
     public var socketActions = 0
     /// Timer expiries since the engine was made.
     public var timerFirings = 0
+    /// Times curl asked for its timer to be re-armed or disarmed since the engine was made.
+    public var timerUpdates = 0
+    /// Times the scheduler's timer was actually changed (curl's updates within one event coalesced).
+    public var timerChanges = 0
     /// What the scheduler holds.
     public var scheduler = SchedulerDiagnostics()
 
