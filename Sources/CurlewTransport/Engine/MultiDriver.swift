@@ -51,6 +51,15 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     private(set) var isShutDown = false
     private var counters = EngineDiagnostics()
 
+    /// Whether the context is inside ``enter(_:)``: curl's timer requests wait until it ends.
+    private var isEntered = false
+    /// The deadline curl last asked for (`nil`: none), and the one the scheduler's timer is armed
+    /// for. They differ on purpose: see ``applyTimer()``.
+    private var wantedDeadline: ContinuousClock.Instant?
+    private var armedDeadline: ContinuousClock.Instant?
+    /// How many times one entry runs curl's due timeouts itself rather than arming a 0 ms timer.
+    private static let immediateRoundsPerEntry = 8
+
     init(scheduler: any TransferScheduler, configuration: TransferEngine.Configuration) {
         guard let multi = MultiHandle() else {
             preconditionFailure("curl_multi_init failed: out of memory")
@@ -59,9 +68,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.multi = multi
         multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         multi.set(CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
-        if let idle = configuration.maximumIdleConnections {
-            multi.set(CURLMOPT_MAXCONNECTS, idle)
-        }
+        multi.set(CURLMOPT_MAXCONNECTS, configuration.effectiveIdleConnectionLimit)
         multi.set(CURLMOPT_PIPELINING, configuration.http2Multiplexing ? Int(CURLPIPE_MULTIPLEX) : 0)
         multi.set(CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maximumStreamsPerConnection)
         multi.setCallbacks(socket: Self.socketCallback, timer: Self.timerCallback, context: self.pointer)
@@ -81,13 +88,66 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         if events.contains(.read) { mask |= CURL_CSELECT_IN }
         if events.contains(.write) { mask |= CURL_CSELECT_OUT }
         if events.contains(.error) { mask |= CURL_CSELECT_ERR }
-        self.counters.socketActions += 1
-        self.multi.socketAction(curlSocket, events: mask)
-        self.afterSocketAction()
+        self.enter {
+            self.counters.socketActions += 1
+            self.multi.socketAction(curlSocket, events: mask)
+            self.afterSocketAction()
+        }
     }
 
     func timerFired() {
-        self.counters.timerFirings += 1
+        self.armedDeadline = nil
+        self.enter {
+            self.counters.timerFirings += 1
+            if let wanted = self.wantedDeadline, wanted <= .now { self.wantedDeadline = nil }
+            self.runDueTimeouts()
+        }
+    }
+
+    /// Runs `body`, which may call into curl, as one entry of the context into the engine.
+    ///
+    /// curl may ask for its timer several times while it works (`CURLMOPT_TIMERFUNCTION`); only
+    /// its last request matters, so the scheduler's timer is looked at once, when the entry ends.
+    /// When curl's deadline has already come (it asks for 0 ms when a transfer was just added),
+    /// curl means "call `curl_multi_socket_action` soon, but not from inside my callback": the entry
+    /// does that itself right after `body`, instead of a timer round trip through the scheduler.
+    /// Nested calls join the outer entry.
+    func enter(_ body: () -> Void) {
+        guard !self.isEntered else {
+            body()
+            return
+        }
+        self.isEntered = true
+        body()
+        var rounds = 0
+        while let wanted = self.wantedDeadline, wanted <= .now, rounds < Self.immediateRoundsPerEntry, !self.isShutDown {
+            self.wantedDeadline = nil
+            rounds += 1
+            self.runDueTimeouts()
+        }
+        self.isEntered = false
+        self.applyTimer()
+    }
+
+    /// Arms the scheduler's timer for curl's deadline, lazily.
+    ///
+    /// curl moves its deadline all the time, mostly *later* (every new request brings a fresh
+    /// connect or idle timeout), and re-arming costs a system call in both backends. So the timer
+    /// is re-armed only when curl wants it *earlier* than it is armed; a timer that fires early just
+    /// leads to a `curl_multi_socket_action` with nothing due, after which the driver arms it again
+    /// for curl's real deadline (curl itself would not say it again: it repeats no unchanged
+    /// deadline). When curl wants no timer, the armed one is left to fire once, harmlessly.
+    private func applyTimer() {
+        guard !self.isShutDown, let wanted = self.wantedDeadline else { return }
+        if let armed = self.armedDeadline, armed <= wanted { return }
+        let now = ContinuousClock.now
+        let milliseconds = wanted <= now ? 0 : Transfer.milliseconds(wanted - now)
+        self.armedDeadline = wanted
+        self.counters.timerChanges += 1
+        self.scheduler.setTimer(.after(milliseconds: milliseconds))
+    }
+
+    private func runDueTimeouts() {
         self.multi.socketAction(CURL_SOCKET_TIMEOUT, events: 0)
         self.afterSocketAction()
     }
@@ -118,7 +178,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     private static let timerCallback: ccurl_timer_callback = { _, milliseconds, userp in
         guard let userp else { return -1 }
         let request: TimerRequest = milliseconds < 0 ? .disarm : .after(milliseconds: milliseconds)
-        Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().scheduler.setTimer(request)
+        Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().curlWantsTimer(request)
         return 0
     }
 
@@ -136,6 +196,15 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         guard let clientp else { return Glibc.close(socket) }
         Unmanaged<MultiDriver>.fromOpaque(clientp).takeUnretainedValue().curlClosing(socket)
         return 0
+    }
+
+    private func curlWantsTimer(_ request: TimerRequest) {
+        self.counters.timerUpdates += 1
+        switch request {
+        case .disarm: self.wantedDeadline = nil
+        case .after(let milliseconds): self.wantedDeadline = .now + .milliseconds(milliseconds)
+        }
+        if !self.isEntered { self.applyTimer() }
     }
 
     private func curlWantsSocket(_ socket: Int32, what: Int32) {
@@ -297,11 +366,13 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
             return
         }
         self.isShutDown = true
-        for transfer in Array(self.live.values) {
-            transfer.engineDidShutDown()
+        self.enter {
+            for transfer in Array(self.live.values) {
+                transfer.engineDidShutDown()
+            }
         }
         self.live.removeAll()
-        self.multi.cleanup()
+        self.multi.cleanup()  // applyTimer does nothing once shut down: the scheduler is done.
         // Whatever curl closed behind our back and never reported.
         for socket in self.connections.indices where self.connections[socket] != nil {
             self.release(Int32(socket))

@@ -73,19 +73,19 @@ public final class Transfer: @unchecked Sendable {
 
     /// Starts the transfer. Only the first call of a new transfer does anything.
     public func start() {
-        self.driver.scheduler.perform { self.contextStart() }
+        self.onContext { self.contextStart() }
     }
 
     /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
     /// unless it already completed. Safe at any moment, from any thread, any number of times.
     public func cancel() {
-        self.driver.scheduler.perform { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
+        self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
     }
 
     /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
     /// connection, and the body received so far is kept. Does nothing unless running.
     public func pause() {
-        self.driver.scheduler.perform { self.contextPause() }
+        self.onContext { self.contextPause() }
     }
 
     /// Resumes a paused transfer. When the response had a strong validator (`ETag`, or
@@ -93,7 +93,13 @@ public final class Transfer: @unchecked Sendable {
     /// be a 206 for the same entity from the right offset; otherwise (or if the check fails) the
     /// body starts over. Either way the delivered body is byte-identical. Does nothing unless paused.
     public func resume() {
-        self.driver.scheduler.perform { self.contextResume() }
+        self.onContext { self.contextResume() }
+    }
+
+    /// Runs `work` on the engine's context, as one entry into the engine.
+    private func onContext(_ work: @escaping @Sendable () -> Void) {
+        let driver = self.driver
+        driver.scheduler.perform { driver.enter(work) }
     }
 
     /// The URL of the current attempt (after redirects).
