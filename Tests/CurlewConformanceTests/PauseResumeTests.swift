@@ -8,6 +8,11 @@ import Testing
 /// server allows it and starts over when not. The body is byte-identical either way.
 @Suite("Pause and resume")
 struct PauseResumeTests {
+    /// The server sends each body chunk this long after the previous one. A pause asked for at the
+    /// first bytes must take effect before the next chunk; half a second leaves a loaded machine
+    /// (and a shared network thread serving other suites) plenty of room.
+    static let dripInterval = 500
+
     /// Pauses at the first body bytes, waits for the pause, resumes, returns the result.
     private func pauseOnceAndResume(_ engine: TransferEngine, _ request: TransferRequest) async throws -> (TransferResponse, TransferRecorder) {
         let pausedOnce = Locked(false)
@@ -32,7 +37,7 @@ struct PauseResumeTests {
     @Test("with range support: continues from where it paused", arguments: BackendConfiguration.allCases)
     func withRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 400_000, dripChunkSize: 40_000, dripIntervalMilliseconds: 20)
+            let route = Route.entity(bytes: 400_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
             let server = try testServer()
             server.resetStats()
             let (response, recorder) = try await self.pauseOnceAndResume(engine, try .get(route))
@@ -48,7 +53,7 @@ struct PauseResumeTests {
     @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 400_000, ranges: false, dripChunkSize: 40_000, dripIntervalMilliseconds: 20)
+            let route = Route.entity(bytes: 400_000, ranges: false, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
             let (response, _) = try await self.pauseOnceAndResume(engine, try .get(route))
             #expect(response.body == Data(try #require(route.expectedBody)))
             #expect(response.metrics.resumeCount == 1)
@@ -58,7 +63,7 @@ struct PauseResumeTests {
     @Test("without a validator: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutValidator(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 200_000, etag: nil, lastModified: false, dripChunkSize: 20_000, dripIntervalMilliseconds: 20)
+            let route = Route.entity(bytes: 200_000, etag: nil, lastModified: false, dripChunkSize: 50_000, dripIntervalMilliseconds: Self.dripInterval)
             let (response, _) = try await self.pauseOnceAndResume(engine, try .get(route))
             #expect(response.body == Data(try #require(route.expectedBody)))
         }
@@ -69,7 +74,7 @@ struct PauseResumeTests {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-resume-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 300_000, dripChunkSize: 30_000, dripIntervalMilliseconds: 20)
+            let route = Route.entity(bytes: 300_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
             var request = try TransferRequest.get(route)
             request.destination = .file(destination)
             let (response, _) = try await self.pauseOnceAndResume(engine, request)
@@ -82,7 +87,7 @@ struct PauseResumeTests {
     func pauseReleasesConnection(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let recorder = TransferRecorder(engine, onProgress: { transfer, _ in transfer.pause() })
-            let transfer = engine.makeTransfer(try .get(.entity(bytes: 400_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 50)),
+            let transfer = engine.makeTransfer(try .get(.entity(bytes: 400_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)),
                                                delegate: recorder)
             transfer.start()
             #expect(await waitUntil { recorder.events.value.pauses == 1 })
