@@ -76,4 +76,25 @@ struct ResponseHeadParserTests {
         let events = self.feed(["HTTP/1.1 200 OK\r\n", "X-Big: " + String(repeating: "a", count: 100) + "\r\n"], limit: 64)
         #expect(events.last == .tooLarge)
     }
+
+    @Test("known names are recognised in any case", arguments: ["content-length", "Content-Length", "CONTENT-LENGTH", "cOnTeNt-LeNgTh"])
+    func knownNamesAnyCase(_ spelling: String) {
+        let events = self.feed(["HTTP/1.1 200 OK\r\n", "\(spelling): 42\r\n", "X-Other: y\r\n", "\r\n"])
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.headerFields[.contentLength] == "42")
+        #expect(head.headerFields.count == 2)
+    }
+
+    @Test func namesThatMerelyLookKnownStayThemselves() throws {
+        let events = self.feed(["HTTP/1.1 200 OK\r\n", "Content-Lengthy: 1\r\n", "Content-Lengt: 2\r\n", "\r\n"])
+        guard case .complete(let head) = events.last else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(head.headerFields[.contentLength] == nil)
+        #expect(head.headerFields[try #require(HTTPField.Name("Content-Lengthy"))] == "1")
+    }
 }

@@ -20,6 +20,9 @@ public struct TransferRequest: Sendable {
     public var destination: ResponseDestination
     /// Timeouts, redirects, protocol, TLS, limits.
     public var options: TransferOptions
+    /// The `URL` this request was made from, and its string: a response from exactly that URL
+    /// reuses it instead of parsing the string again (if `head` changes, the strings differ).
+    private var madeFrom: (string: String, url: URL)?
 
     /// Creates a request from an `HTTPRequest`.
     public init(
@@ -45,6 +48,7 @@ public struct TransferRequest: Sendable {
     ) {
         self.init(HTTPRequest(method: method, url: url, headerFields: headerFields),
                   body: body, destination: destination, options: options)
+        self.madeFrom = (url.absoluteString, url)
     }
 
     /// Creates a request from untrusted strings, rejecting what could smuggle bytes onto the wire.
@@ -83,6 +87,12 @@ public struct TransferRequest: Sendable {
 
     /// The request's URL, when its head has a scheme and authority.
     public var url: URL? { self.head.url }
+
+    /// The `URL` for `target`, without parsing when it is the one this request was made from.
+    func url(for target: RequestTarget) -> URL? {
+        if let madeFrom = self.madeFrom, madeFrom.string == target.string { return madeFrom.url }
+        return target.url
+    }
 }
 
 /// A validated absolute `http`/`https` URL, split the way `HTTPRequest` stores it.
@@ -90,9 +100,9 @@ struct RequestTarget: Hashable {
     let scheme: String
     let authority: String
     let path: String
-
     /// The full URL string handed to curl.
-    var string: String { "\(self.scheme)://\(self.authority)\(self.path)" }
+    let string: String
+
     var url: URL? { URL(string: self.string) }
 
     /// Validates a URL string: `http`/`https`, a host, no whitespace or control characters.
@@ -117,6 +127,7 @@ struct RequestTarget: Hashable {
         self.scheme = scheme
         self.authority = authority
         self.path = path
+        self.string = "\(scheme)://\(authority)\(path)"
     }
 
     /// Validates the pseudo-header fields of an `HTTPRequest`, which already holds the URL split.
@@ -148,5 +159,6 @@ struct RequestTarget: Hashable {
         self.scheme = scheme
         self.authority = authority
         self.path = path
+        self.string = "\(scheme)://\(authority)\(path)"
     }
 }

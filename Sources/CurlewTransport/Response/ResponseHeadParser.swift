@@ -75,7 +75,9 @@ struct ResponseHeadParser {
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return }
         let nameBytes = line[..<colon]
-        guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
+        guard let name = KnownFieldNames.name(for: nameBytes) ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else {
+            return
+        }
         let value = Self.trimmingWhitespace(line[(colon + 1)...])
         self.fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
     }

@@ -104,7 +104,8 @@ public final class Transfer: @unchecked Sendable {
 
     /// The URL of the current attempt (after redirects).
     var currentURL: URL? {
-        self.attempt?.target.url ?? self.request.url
+        guard let attempt = self.attempt else { return self.request.url }
+        return self.request.url(for: attempt.target)
     }
 
     // MARK: Context-side control
