@@ -1,1 +1,300 @@
-// Placeholder until RequestOperation lands.
+import CurlewSerialization
+import CurlewTransport
+import Dispatch
+import Foundation
+
+/// One HTTP request as an asynchronous `Operation`: AFNetworking's `AFHTTPRequestOperation`,
+/// GCD-first, on Linux.
+///
+/// `start()` returns at once: the transfer runs on the engine's network context (the dispatch
+/// scheduler's queue, or the run-loop scheduler's network thread), which delivers its callbacks.
+/// Put operations on an `OperationQueue` (with `maxConcurrentOperationCount` and dependencies), or
+/// start one by hand and wait for it. The response is serialized on a shared processing queue,
+/// never on the network context, and the success or failure handler runs on
+/// ``completionQueue`` inside ``completionGroup``.
+///
+/// ```swift
+/// let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+/// operation.setCompletionHandlers(success: { operation, object in
+///     print("got", (object as? Data)?.count ?? 0, "bytes")
+/// }, failure: { operation, error in
+///     print("failed:", error)
+/// })
+/// queue.addOperation(operation)
+/// // or: let object = try await operation.responseObject() after starting it
+/// ```
+///
+/// Control follows AFURLConnectionOperation: ``cancel()`` works at any moment and from any thread
+/// (an operation that has not started finishes, when started, with a cancellation error; an
+/// executing or paused one cancels its transfer and fails with a ``TransferError`` whose code is
+/// ``TransferError/Code/cancelled`` and whose `failingURL` is the URL being fetched); ``pause()`` stops an
+/// executing operation's transfer and keeps the body so far; ``resume()`` continues it with a
+/// `Range` request when the server allows it, and restarts it cleanly otherwise. Whatever happens,
+/// an operation finishes exactly once, and its handler runs exactly once.
+///
+/// Callbacks never run on the main queue unless asked to (see ``CallbackQueues``), so programs
+/// whose main thread runs no loop neither deadlock nor pile up work.
+///
+/// Safety: `@unchecked Sendable` because every mutable property lives in `storage`, guarded by its
+/// `NSLock` — the operation's one lock, never held while user code, a serializer or Foundation's
+/// queue bookkeeping runs. `request`, `engine` and `processingQueue` are immutable.
+public final class RequestOperation: Operation, @unchecked Sendable {
+    /// The request this operation sends. Its `destination` says whether the body is collected in
+    /// memory (``TransferResponse/body``) or streamed to a file (``TransferResponse/fileURL``).
+    public let request: TransferRequest
+
+    /// The engine (one multi handle on one scheduler) that runs the transfer.
+    public let engine: TransferEngine
+
+    /// The queue this operation's response is serialized on: one of the library's shared
+    /// ``processingQueues``, never the network context.
+    public let processingQueue: DispatchQueue
+
+    /// Everything mutable, under the one lock.
+    let storage: Locked<Storage>
+
+    /// Creates an operation for `request` on `engine`; nothing happens until it is started.
+    ///
+    /// - Parameters:
+    ///   - request: What to send, where the body goes, and the transfer options.
+    ///   - engine: Runs the transfer. An engine is one multi handle on one ``TransferScheduler``
+    ///     (`DispatchScheduler` or `RunLoopScheduler`); operations on one engine share its
+    ///     connections.
+    public init(request: TransferRequest, engine: TransferEngine) {
+        self.request = request
+        self.engine = engine
+        self.processingQueue = SharedQueues.nextProcessingQueue()
+        self.storage = Locked(Storage(defaults: SharedQueues.defaults.value))
+        super.init()
+    }
+
+    // MARK: Foundation's view
+
+    /// `true`: `start()` returns before the work is done.
+    public override var isAsynchronous: Bool { true }
+
+    /// Whether the operation has started and not finished, and is not paused.
+    public override var isExecuting: Bool {
+        self.storage.withLock { $0.machine.isExecuting }
+    }
+
+    /// Whether the operation has finished (successfully, with an error, or cancelled).
+    public override var isFinished: Bool {
+        self.storage.withLock { $0.machine.isFinished }
+    }
+
+    /// Whether ``cancel()`` was called before the operation finished.
+    public override var isCancelled: Bool {
+        self.storage.withLock { $0.machine.isCancelled }
+    }
+
+    // MARK: Start and cancel (overrides must live in the class body on Linux)
+
+    /// Starts the operation and returns at once.
+    ///
+    /// A ready operation becomes executing and its transfer is started on the engine's network
+    /// context; ``didStartNotification`` follows on ``notificationQueue``. A cancelled operation
+    /// finishes at once with the cancellation error. Anything else — dependencies not finished,
+    /// already started, paused, finished — is ignored, as in AFNetworking. An `OperationQueue`
+    /// calls this for you.
+    public override func start() {
+        let isReady = self.isReady
+        self.apply(.plain) { $0.start(isReady: isReady) }
+    }
+
+    /// Cancels the operation, from any thread, at any moment; only the first call does anything,
+    /// and nothing happens after the operation finished.
+    ///
+    /// Not started yet: the operation is marked cancelled and finishes, with the cancellation
+    /// error, as soon as it is started (a queue starts it promptly, dependencies or not). Executing
+    /// or paused: its transfer is cancelled on the network context, and the operation fails with a
+    /// ``TransferError`` with code ``TransferError/Code/cancelled`` carrying the failing URL. A
+    /// cancel that arrives while the finished transfer's response is being serialized still makes
+    /// the operation fail with the cancellation error: a cancel before finish always wins.
+    public override func cancel() {
+        self.apply(.plain) { $0.cancel() }
+    }
+
+    /// Whether the operation is paused (see ``pause()``).
+    public var isPaused: Bool {
+        self.storage.withLock { $0.machine.isPaused }
+    }
+
+    // MARK: Results
+
+    /// The response, once the transfer has completed successfully (any HTTP status).
+    public var response: TransferResponse? {
+        self.storage.withLock { $0.response }
+    }
+
+    /// The body collected in memory, once the transfer has completed successfully.
+    public var responseData: Data? {
+        self.storage.withLock { $0.response?.body }
+    }
+
+    /// Why the operation failed: the transfer's ``TransferError`` (cancellation included), or the
+    /// error the ``responseSerializer`` threw. `nil` until the operation finishes, and after success.
+    public var error: (any Error)? {
+        self.storage.withLock { state in
+            if case .failure(let error) = state.result { return error }
+            return nil
+        }
+    }
+
+    /// What the ``responseSerializer`` made of the response; `nil` until the operation finishes
+    /// successfully.
+    public var responseObject: (any Sendable)? {
+        self.storage.withLock { state in
+            if case .success(let object) = state.result { return object }
+            return nil
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Turns the response into ``responseObject``; runs on ``processingQueue``.
+    /// The default, ``DataResponseSerializer``, passes the body through. Set it before starting.
+    public var responseSerializer: any ResponseSerializer {
+        get { self.storage.withLock { $0.responseSerializer } }
+        set { self.storage.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// The queue the success and failure handlers run on. `nil` (the default) means the default
+    /// completion queue of ``defaultCallbackQueues`` when the operation was created: a shared
+    /// concurrent queue of the library's, not the main queue.
+    public var completionQueue: DispatchQueue? {
+        get { self.storage.withLock { $0.completionQueue } }
+        set { self.storage.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// A group entered when the operation's result starts being processed and left after its
+    /// handler has run (or at once when it has none), so that `notify` on it runs after them.
+    /// Set it before starting.
+    public var completionGroup: DispatchGroup? {
+        get { self.storage.withLock { $0.completionGroup } }
+        set { self.storage.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// The queue that posts ``didStartNotification``, ``didPauseNotification`` and
+    /// ``didFinishNotification`` to `NotificationCenter.default`. By default a shared serial queue
+    /// of the library's (see ``CallbackQueues``); keep it serial to keep one operation's
+    /// notifications in order.
+    public var notificationQueue: DispatchQueue {
+        get { self.storage.withLock { $0.notificationQueue } }
+        set { self.storage.withLock { $0.notificationQueue = newValue } }
+    }
+
+    /// The queue progress handlers run on. By default a shared queue of the library's.
+    public var progressQueue: DispatchQueue {
+        get { self.storage.withLock { $0.progressQueue } }
+        set { self.storage.withLock { $0.progressQueue = newValue } }
+    }
+
+    /// Called with the transfer's progress when request body bytes have been sent.
+    ///
+    /// Deliveries are coalesced: at most one is queued or running per operation, and each sees
+    /// the latest progress, so a slow handler skips values rather than falling behind. The last
+    /// value is always delivered, though not necessarily before the completion handler runs.
+    public var uploadProgressHandler: (@Sendable (TransferProgress) -> Void)? {
+        get { self.storage.withLock { $0.uploadProgressHandler } }
+        set { self.storage.withLock { $0.uploadProgressHandler = newValue } }
+    }
+
+    /// Called with the transfer's progress when response body bytes have arrived. Coalesced like
+    /// ``uploadProgressHandler``.
+    public var downloadProgressHandler: (@Sendable (TransferProgress) -> Void)? {
+        get { self.storage.withLock { $0.downloadProgressHandler } }
+        set { self.storage.withLock { $0.downloadProgressHandler = newValue } }
+    }
+
+    /// Sets the handlers that receive the result, on ``completionQueue``, exactly once.
+    ///
+    /// As in AFHTTPRequestOperation: `failure` runs when the transfer failed (cancellation
+    /// included) or the serializer threw; otherwise `success` runs with the serialized response
+    /// object. Set them before the operation finishes; they are released after they ran.
+    ///
+    /// ```swift
+    /// operation.setCompletionHandlers(success: { operation, object in
+    ///     guard let data = object as? Data else { return }
+    ///     print(operation.response?.head.status ?? "", data.count)
+    /// }, failure: { operation, error in
+    ///     if (error as? TransferError)?.code == .cancelled { return }
+    ///     print("failed:", error)
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - success: Receives the operation and its ``responseObject``.
+    ///   - failure: Receives the operation and its ``error``.
+    public func setCompletionHandlers(
+        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (RequestOperation, any Error) -> Void)?
+    ) {
+        self.storage.withLock { state in
+            state.successHandler = success
+            state.failureHandler = failure
+        }
+    }
+
+    /// Where operations created from now on run their callbacks by default: ``CallbackQueues/library``
+    /// unless changed. Set it to ``CallbackQueues/main`` for AFNetworking's main-queue behaviour.
+    public static var defaultCallbackQueues: CallbackQueues {
+        get { SharedQueues.defaults.value }
+        set { SharedQueues.defaults.set(newValue) }
+    }
+
+    /// The shared queues that serialize responses (AFNetworking's concurrent
+    /// `http_request_operation_processing_queue`): one serial queue per CPU (at least four), each
+    /// operation bound to one in turn, so that several responses are serialized at once. Serial queues always get a thread from libdispatch, even when the global pool's
+    /// threads are all blocked, so operations keep finishing whatever other code does with the
+    /// pool (a concurrent queue would wait for a pool thread). Never the network context. Keep
+    /// serializers from blocking: a slow one delays the operations bound to the same queue.
+    public static var processingQueues: [DispatchQueue] { SharedQueues.processing }
+
+    /// The method, the URL and the state, for logs: `<RequestOperation GET http://…: executing>`.
+    public override var description: String {
+        let state = self.storage.withLock { $0.machine }
+        let method = self.request.head.method.rawValue
+        let url = self.request.url?.absoluteString ?? "?"
+        return "<RequestOperation \(method) \(url): \(state.state)\(state.isCancelled ? ", cancelled" : "")>"
+    }
+}
+
+extension RequestOperation {
+    /// The operation's mutable state, guarded by `RequestOperation.storage`'s lock.
+    struct Storage: Sendable {
+        var machine = StateMachine()
+        /// The transfer, from start until the operation finishes.
+        var transfer: Transfer?
+
+        var responseSerializer: any ResponseSerializer = DataResponseSerializer()
+        var completionQueue: DispatchQueue?
+        var completionGroup: DispatchGroup?
+        var notificationQueue: DispatchQueue
+        var progressQueue: DispatchQueue
+        let defaultCompletionQueue: DispatchQueue
+        var successHandler: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?
+        var failureHandler: (@Sendable (RequestOperation, any Error) -> Void)?
+        var uploadProgressHandler: (@Sendable (TransferProgress) -> Void)?
+        var downloadProgressHandler: (@Sendable (TransferProgress) -> Void)?
+
+        /// The group entered for this operation's completion, left after its handler.
+        var enteredGroup: DispatchGroup?
+        /// The transfer's response, when it completed successfully.
+        var response: TransferResponse?
+        /// The operation's result, once finished.
+        var result: Result<(any Sendable)?, any Error>?
+        /// Tasks awaiting ``RequestOperation/responseObject()``, by ticket.
+        var waiters: [UInt64: CheckedContinuation<(any Sendable)?, any Error>] = [:]
+        var nextWaiterTicket: UInt64 = 0
+
+        /// Progress coalescing (see `RequestOperation+Progress.swift`).
+        var progress = ProgressRelay()
+
+        init(defaults: CallbackQueues) {
+            self.notificationQueue = defaults.notification
+            self.progressQueue = defaults.progress
+            self.defaultCompletionQueue = defaults.completion
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import CurlewTransport
+import Dispatch
+import Foundation
+
+// How an event becomes effects.
+//
+// Every event (start, cancel, pause, resume, the transfer's completion, the processed result) runs
+// the state machine under the operation's one lock. Two kinds of effect follow:
+//
+// - **Under the lock**, the effects whose order must match the order of the transitions, and which
+//   are non-blocking submissions that run no user code: the transfer's start/cancel/pause/resume
+//   (each only queues work on the network context, where they run FIFO) and the enqueueing of the
+//   did-start and did-pause notifications. Issued after unlocking, two threads' commands could
+//   reach the context in the opposite order of their transitions: a pause and a resume racing
+//   would leave the operation executing and its transfer paused, for ever.
+// - **After unlocking**, everything that runs code we do not control or that calls back into the
+//   operation: `super.cancel()`, the `didChangeValue(forKey:)` posts (Foundation's queue runs its
+//   bookkeeping there and calls the operation's getters), the hop to the processing queue, resuming
+//   awaiting tasks, dispatching handlers, the did-finish notification.
+extension RequestOperation {
+    // MARK: Control
+
+    /// Pauses an executing operation: its transfer leaves the network, keeping the body received so
+    /// far, and ``didPauseNotification`` is posted. Ignored unless executing and not cancelled.
+    ///
+    /// The operation keeps its place in its queue while paused. Cancelling a paused operation
+    /// cancels its transfer, and the operation finishes.
+    public func pause() {
+        self.apply(.plain) { $0.pause() }
+    }
+
+    /// Resumes a paused operation: its transfer continues with a `Range` + `If-Range` request when
+    /// the response had a strong validator and the server answers 206 for the same entity, and
+    /// starts the body over otherwise. The delivered body is byte-identical either way. Ignored
+    /// unless paused.
+    public func resume() {
+        self.apply(.plain) { $0.resume() }
+    }
+
+    // MARK: Network context side
+
+    /// The transfer's one completion, on the network context: record it and hop off.
+    func transferDidComplete(_ outcome: Result<TransferResponse, TransferError>) {
+        self.apply(.transferOutcome(outcome)) { $0.transferCompleted() }
+    }
+
+    /// On the processing queue: serialize a successful response, then finish.
+    func processResult(_ outcome: Result<TransferResponse, TransferError>) {
+        let (serializer, isCancelled) = self.storage.withLock { ($0.responseSerializer, $0.machine.isCancelled) }
+        let result: Result<(any Sendable)?, any Error>
+        switch outcome {
+        case .failure(let error):
+            result = .failure(error)
+        case .success(let response):
+            if isCancelled {
+                // The finish will report the cancellation anyway; do not serialize for nothing.
+                result = .failure(TransferError.cancelled(url: response.url))
+            } else {
+                result = Result {
+                    try serializer.serialize(response: response.head, body: response.body, url: response.url)
+                }
+            }
+        }
+        self.apply(.processedResult(result)) { $0.resultProcessed() }
+    }
+
+    // MARK: Applying transitions
+
+    /// What an event brings beside itself.
+    enum EventInput {
+        case plain
+        case transferOutcome(Result<TransferResponse, TransferError>)
+        case processedResult(Result<(any Sendable)?, any Error>)
+    }
+
+    /// What is left to do once the lock is released.
+    private struct FollowUp {
+        var transition: StateMachine.Transition
+        var processing: Result<TransferResponse, TransferError>?
+        var delivery: Delivery?
+        var progressQueue: DispatchQueue?
+    }
+
+    /// A finished operation's result and where it goes, taken out of the storage at the finish.
+    struct Delivery {
+        var result: Result<(any Sendable)?, any Error>
+        var success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?
+        var failure: (@Sendable (RequestOperation, any Error) -> Void)?
+        var completionQueue: DispatchQueue
+        var group: DispatchGroup?
+        var waiters: [CheckedContinuation<(any Sendable)?, any Error>]
+        var notificationQueue: DispatchQueue
+    }
+
+    /// Runs `event` on the state machine under the lock, issues the ordered effects there, and
+    /// the rest after unlocking.
+    func apply(_ input: EventInput, _ event: (inout StateMachine) -> StateMachine.Transition) {
+        let followUp = self.storage.withLock { state -> FollowUp in
+            let transition = event(&state.machine)
+            var followUp = FollowUp(transition: transition)
+            switch transition.action {
+            case .none, .markCancelled:
+                break
+            case .startTransfer:
+                let transfer = self.engine.makeTransfer(self.request, delegate: TransferEvents(operation: self))
+                state.transfer = transfer
+                self.enqueue(Self.didStartNotification, on: state.notificationQueue)
+                transfer.start()
+            case .cancelTransfer:
+                state.transfer?.cancel()
+            case .pauseTransfer:
+                state.transfer?.pause()
+                self.enqueue(Self.didPauseNotification, on: state.notificationQueue)
+            case .resumeTransfer:
+                state.transfer?.resume()
+            case .processResult:
+                guard case .transferOutcome(let outcome) = input else {
+                    fatalError("Internal inconsistency: processing without a transfer outcome.")
+                }
+                if case .success(let response) = outcome { state.response = response }
+                state.enterCompletionGroup()
+                followUp.processing = outcome
+            case .finish(let finish):
+                let result: Result<(any Sendable)?, any Error>
+                switch (finish, input) {
+                case (.withResult, .processedResult(let processed)):
+                    result = processed
+                case (.withCancellation, .processedResult(.failure(let error as TransferError))) where error.code == .cancelled:
+                    result = .failure(error)  // the transfer's own, with the URL it was fetching
+                case (.withCancellation, _):
+                    result = .failure(TransferError.cancelled(url: state.response?.url ?? self.request.url))
+                case (.withResult, _):
+                    fatalError("Internal inconsistency: finishing with a result that was not processed.")
+                }
+                followUp.delivery = state.finish(with: result)
+                followUp.progressQueue = state.progressAfterFinish()
+            }
+            return followUp
+        }
+
+        switch followUp.transition.action {
+        case .markCancelled, .cancelTransfer:
+            super.cancel()
+        case .none, .startTransfer, .pauseTransfer, .resumeTransfer, .processResult, .finish:
+            break
+        }
+        for key in followUp.transition.posts {
+            self.didChangeValue(forKey: key.rawValue)
+        }
+        if let outcome = followUp.processing {
+            self.processingQueue.async { self.processResult(outcome) }
+        }
+        if let queue = followUp.progressQueue {
+            queue.async { self.deliverProgress() }
+        }
+        if let delivery = followUp.delivery {
+            self.deliver(delivery)
+        }
+    }
+
+    /// Hands a finished operation's result out: awaiting tasks, then the handler on the completion
+    /// queue inside the completion group, then the did-finish notification.
+    private func deliver(_ delivery: Delivery) {
+        for waiter in delivery.waiters {
+            waiter.resume(with: delivery.result)
+        }
+        let group = delivery.group
+        switch delivery.result {
+        case .success(let object):
+            if let success = delivery.success {
+                delivery.completionQueue.async {
+                    success(self, object)
+                    group?.leave()
+                }
+            } else {
+                group?.leave()
+            }
+        case .failure(let error):
+            if let failure = delivery.failure {
+                delivery.completionQueue.async {
+                    failure(self, error)
+                    group?.leave()
+                }
+            } else {
+                group?.leave()
+            }
+        }
+        self.enqueue(Self.didFinishNotification, on: delivery.notificationQueue)
+    }
+}
+
+extension RequestOperation.Storage {
+    /// Enters the completion group once, remembering which group to leave.
+    mutating func enterCompletionGroup() {
+        guard self.enteredGroup == nil, let group = self.completionGroup else { return }
+        group.enter()
+        self.enteredGroup = group
+    }
+
+    /// Records the result of a finished operation and takes out what delivering it needs; the
+    /// handlers and the transfer are released here, which breaks any retain cycle through them.
+    mutating func finish(with result: Result<(any Sendable)?, any Error>) -> RequestOperation.Delivery {
+        self.enterCompletionGroup()
+        self.result = result
+        self.transfer = nil
+        let delivery = RequestOperation.Delivery(
+            result: result,
+            success: self.successHandler,
+            failure: self.failureHandler,
+            completionQueue: self.completionQueue ?? self.defaultCompletionQueue,
+            group: self.enteredGroup,
+            waiters: Array(self.waiters.values),
+            notificationQueue: self.notificationQueue
+        )
+        self.successHandler = nil
+        self.failureHandler = nil
+        self.waiters = [:]
+        self.enteredGroup = nil
+        return delivery
+    }
+}

@@ -1,0 +1,220 @@
+extension RequestOperation {
+    /// The life of one ``RequestOperation``, as a value with no I/O.
+    ///
+    /// ```
+    ///            start                  transfer completed           result processed
+    ///   ready ─────────▶ executing ──────────────────────▶ completing ─────────────────▶ finished
+    ///     │               │     ▲                              ▲
+    ///     │         pause │     │ resume                       │ transfer completed
+    ///     │               ▼     │                              │
+    ///     │               paused ──────────────────────────────┘
+    ///     └── start when cancelled ─────────────────────────────────────────────────────▶ finished
+    /// ```
+    ///
+    /// `isCancelled` is a flag beside the state, as in Foundation: cancelling a ready operation only
+    /// sets it (the operation finishes when it is started); cancelling an executing or paused one
+    /// also cancels its transfer, whose completion then finishes the operation. A cancel that lands
+    /// at any moment before `finished` makes the operation fail with the cancellation error.
+    ///
+    /// `completing` is AFNetworking's "finished connection, not yet finished operation": the
+    /// transfer is done and its response is being serialized on the processing queue, off the
+    /// network context. To Foundation the operation is still executing; pause and resume no longer
+    /// apply.
+    ///
+    /// Each event returns a ``Transition``: the ``Action`` the operation takes and the
+    /// `didChangeValue(forKey:)` posts it owes Foundation, in order (only the keys whose values
+    /// changed: `isExecuting` before `isFinished`). An event that does not apply returns
+    /// ``Action/none`` and changes nothing, as AFNetworking ignores illegal transitions. Two events
+    /// cannot happen in some states at all — the transfer completes exactly once and only after
+    /// the operation created it, and its result is processed once — and those trap.
+    package struct StateMachine: Hashable, Sendable {
+        /// Where the operation is in its life.
+        package enum State: Hashable, Sendable, CaseIterable {
+            /// Created, not started (`isReady` is Foundation's: no unfinished dependencies).
+            case ready
+            /// Started: its transfer is running (or about to on the network context).
+            case executing
+            /// Its transfer is paused: connection released, body so far kept.
+            case paused
+            /// Its transfer completed; the result is being processed off the network context.
+            case completing
+            /// Finished, with a result. Terminal.
+            case finished
+        }
+
+        /// A key whose `didChangeValue(forKey:)` Foundation's `OperationQueue` observes.
+        package enum Key: String, Hashable, Sendable {
+            case isExecuting
+            case isFinished
+        }
+
+        /// What the operation does once the state has changed.
+        package enum Action: Hashable, Sendable {
+            /// Nothing: the event does not apply in this state.
+            case none
+            /// Cancelled with no transfer to cancel: tell Foundation (`super.cancel()`), which, for
+            /// an operation not started yet, clears its dependencies and posts `isReady` so that a
+            /// queue starts it promptly (and it then finishes as cancelled).
+            case markCancelled
+            /// Create the transfer and start it; a did-start notification follows.
+            case startTransfer
+            /// Cancel the transfer (running or paused): it completes with a cancellation error.
+            /// Foundation is told too.
+            case cancelTransfer
+            /// Pause the transfer; a did-pause notification follows.
+            case pauseTransfer
+            /// Resume the paused transfer (it continues with a range request when it can).
+            case resumeTransfer
+            /// The transfer completed: process its result off the network context.
+            case processResult
+            /// The operation is finished: deliver its result, or the cancellation error.
+            case finish(Finish)
+        }
+
+        /// Which result a finished operation reports.
+        package enum Finish: Hashable, Sendable {
+            /// The processed result of its transfer (the response object, or an error).
+            case withResult
+            /// The cancellation error: it was cancelled before it finished.
+            case withCancellation
+        }
+
+        /// The outcome of one event.
+        package struct Transition: Hashable, Sendable {
+            /// What to do after the state changed.
+            package var action: Action
+            /// The keys to post, in this order, after the lock is released.
+            package var posts: [Key]
+
+            package init(_ action: Action, posts: [Key] = []) {
+                self.action = action
+                self.posts = posts
+            }
+
+            /// Nothing to do, nothing to post.
+            package static let none = Transition(.none)
+        }
+
+        package private(set) var state: State
+        package private(set) var isCancelled: Bool
+
+        /// Creates a machine in `state` (tests start anywhere; operations start `ready`).
+        package init(state: State = .ready, isCancelled: Bool = false) {
+            self.state = state
+            self.isCancelled = isCancelled
+        }
+
+        /// What `Operation.isExecuting` answers: the operation has started and not finished, and
+        /// its transfer is not paused.
+        package var isExecuting: Bool {
+            Self.isExecuting(self.state)
+        }
+
+        /// What `Operation.isFinished` answers.
+        package var isFinished: Bool {
+            self.state == .finished
+        }
+
+        /// Whether the operation is paused.
+        package var isPaused: Bool {
+            self.state == .paused
+        }
+
+        // MARK: Events
+
+        /// `start()` was called; `isReady` is Foundation's readiness (dependencies finished).
+        ///
+        /// A cancelled operation finishes at once with the cancellation error, ready or not; a
+        /// ready one starts executing; anything else (not ready, already started, paused,
+        /// finished) is ignored.
+        package mutating func start(isReady: Bool) -> Transition {
+            switch self.state {
+            case .ready:
+                if self.isCancelled {
+                    return self.move(to: .finished, .finish(.withCancellation))
+                }
+                guard isReady else { return .none }
+                return self.move(to: .executing, .startTransfer)
+            case .executing, .paused, .completing, .finished:
+                return .none
+            }
+        }
+
+        /// `cancel()` was called. Only the first cancel of an unfinished operation does anything.
+        package mutating func cancel() -> Transition {
+            guard !self.isCancelled else { return .none }
+            switch self.state {
+            case .ready, .completing:
+                self.isCancelled = true
+                return Transition(.markCancelled)
+            case .executing, .paused:
+                self.isCancelled = true
+                return Transition(.cancelTransfer)
+            case .finished:
+                return .none
+            }
+        }
+
+        /// `pause()` was called. Only an executing operation that is not cancelled pauses.
+        package mutating func pause() -> Transition {
+            switch self.state {
+            case .executing where !self.isCancelled:
+                return self.move(to: .paused, .pauseTransfer)
+            case .ready, .executing, .paused, .completing, .finished:
+                return .none
+            }
+        }
+
+        /// `resume()` was called. Only a paused operation that is not cancelled resumes.
+        package mutating func resume() -> Transition {
+            switch self.state {
+            case .paused where !self.isCancelled:
+                return self.move(to: .executing, .resumeTransfer)
+            case .ready, .executing, .paused, .completing, .finished:
+                return .none
+            }
+        }
+
+        /// The transfer reported its one completion (on the network context).
+        ///
+        /// A paused operation can get here too: its transfer was cancelled, or it completed on the
+        /// context before the pause reached it.
+        package mutating func transferCompleted() -> Transition {
+            switch self.state {
+            case .executing, .paused:
+                return self.move(to: .completing, .processResult)
+            case .ready, .completing, .finished:
+                fatalError("Internal inconsistency: a transfer completed while its operation was \(self.state).")
+            }
+        }
+
+        /// The transfer's result was processed (serialized) on the processing queue.
+        package mutating func resultProcessed() -> Transition {
+            switch self.state {
+            case .completing:
+                return self.move(to: .finished, .finish(self.isCancelled ? .withCancellation : .withResult))
+            case .ready, .executing, .paused, .finished:
+                fatalError("Internal inconsistency: a result was processed while the operation was \(self.state).")
+            }
+        }
+
+        // MARK: Helpers
+
+        private static func isExecuting(_ state: State) -> Bool {
+            switch state {
+            case .executing, .completing: return true
+            case .ready, .paused, .finished: return false
+            }
+        }
+
+        /// Changes the state and lists the keys whose values changed, `isExecuting` first.
+        private mutating func move(to next: State, _ action: Action) -> Transition {
+            let previous = self.state
+            self.state = next
+            var posts: [Key] = []
+            if Self.isExecuting(previous) != Self.isExecuting(next) { posts.append(.isExecuting) }
+            if (previous == .finished) != (next == .finished) { posts.append(.isFinished) }
+            return Transition(action, posts: posts)
+        }
+    }
+}
