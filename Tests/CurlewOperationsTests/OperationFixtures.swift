@@ -1,0 +1,259 @@
+import Curlew
+import CurlewTestServer
+import CurlewTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+/// The one in-process server the operation tests talk to (127.0.0.1 only).
+enum OperationFixtures {
+    static let server: Result<TestServer, any Error> = Result {
+        try TestServer.start(TestServer.Configuration(eventLoopThreads: 2))
+    }
+}
+
+/// The shared test server.
+func testServer() throws -> TestServer {
+    try OperationFixtures.server.get()
+}
+
+/// A GET of a test server route.
+func request(_ route: Route) throws -> TransferRequest {
+    TransferRequest(url: try testServer().url(route))
+}
+
+/// Runs `body` with a new engine on `backend`; afterwards checks that no transfer is left running,
+/// shuts the engine down and checks that it left nothing behind.
+func withEngine(
+    _ backend: BackendConfiguration,
+    configure: (inout TransferEngine.Configuration) -> Void = { _ in },
+    _ body: (TransferEngine) async throws -> Void
+) async throws {
+    var configuration = TransferEngine.Configuration()
+    configure(&configuration)
+    let engine = TransferEngine(scheduler: backend.makeIsolatedScheduler(), configuration: configuration)
+    do {
+        try await body(engine)
+    } catch {
+        await engine.shutdown()
+        throw error
+    }
+    let before = await engine.diagnostics()
+    #expect(before.liveTransfers == 0, "transfers still live when the test ended: \(before)")
+    await engine.shutdown()
+    let after = await engine.diagnostics()
+    #expect(after.liveTransfers == 0, "transfers left after shutdown: \(after)")
+    #expect(after.openSockets == 0, "sockets left after shutdown: \(after)")
+    #expect(after.scheduler == SchedulerDiagnostics(), "scheduler holdings after shutdown: \(after.scheduler)")
+}
+
+extension BackendConfiguration {
+    /// A scheduler of this configuration whose context serves only these tests: the run-loop
+    /// configurations get network threads of their own instead of `NetworkThread.shared`.
+    ///
+    /// Some tests here hold the context on purpose (``ContextGate``) and release it from async
+    /// code. Other suites' synchronous tests block cooperative threads while they wait for
+    /// `NetworkThread.shared`; holding that thread could leave no cooperative thread to release
+    /// it. A thread of our own cannot be part of such a cycle.
+    func makeIsolatedScheduler() -> any TransferScheduler {
+        switch self {
+        case .dispatch:
+            return DispatchScheduler(label: "operations-tests")
+        case .runLoopCFSocket:
+            return RunLoopScheduler(thread: IsolatedThreads.cfSocket, sockets: .cfSocket)
+        case .runLoopEpoll:
+            return RunLoopScheduler(thread: IsolatedThreads.epoll, sockets: .epollSource)
+        }
+    }
+}
+
+/// The network threads of the operation tests (network threads live as long as the process).
+enum IsolatedThreads {
+    static let cfSocket = NetworkThread(name: "OpsTests.cf")
+    static let epoll = NetworkThread(name: "OpsTests.epoll")
+}
+
+/// A serial queue that knows when code runs on it.
+final class MarkedQueue: Sendable {
+    let queue: DispatchQueue
+    private let key = DispatchSpecificKey<UInt8>()
+
+    init(_ label: String, concurrent: Bool = false) {
+        self.queue = DispatchQueue(label: label, attributes: concurrent ? .concurrent : [])
+        self.queue.setSpecific(key: self.key, value: 1)
+    }
+
+    /// Whether the caller runs on this queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: self.key) != nil }
+}
+
+/// Records what one operation reports: its handlers (and where they ran), its `completionBlock`,
+/// and its notifications.
+final class OperationProbe: Sendable {
+    struct Record: Sendable {
+        var successes = 0
+        var failures = 0
+        var object: (any Sendable)?
+        var error: (any Error)?
+        var handlerOffQueue = 0
+        var handlerOnContext = 0
+        var handlerSawUnfinished = 0
+        var completionBlocks = 0
+        var completionBlockSawUnfinished = 0
+        var notifications: [Notification.Name] = []
+        var notificationOffQueue = 0
+    }
+
+    let record = Locked(Record())
+    private let observers: ObserverTokens
+
+    /// Attaches to `operation`: handlers (checked to run on `completionQueue` when given),
+    /// a `completionBlock`, and notification observers (checked to run on `notificationQueue`).
+    init(_ operation: RequestOperation, completionQueue: MarkedQueue? = nil, notificationQueue: MarkedQueue? = nil) {
+        let record = self.record
+        let scheduler = operation.engine.scheduler
+        @Sendable func noteHandler(_ operation: RequestOperation, _ change: (inout Record) -> Void) {
+            let offQueue = completionQueue.map { !$0.isCurrent } ?? false
+            let onContext = scheduler.isOnContext
+            let unfinished = !operation.isFinished
+            record.withLock { record in
+                change(&record)
+                if offQueue { record.handlerOffQueue += 1 }
+                if onContext { record.handlerOnContext += 1 }
+                if unfinished { record.handlerSawUnfinished += 1 }
+            }
+        }
+        if let completionQueue { operation.completionQueue = completionQueue.queue }
+        operation.setCompletionHandlers(success: { operation, object in
+            noteHandler(operation) {
+                $0.successes += 1
+                $0.object = object
+            }
+        }, failure: { operation, error in
+            noteHandler(operation) {
+                $0.failures += 1
+                $0.error = error
+            }
+        })
+        operation.completionBlock = { [weak operation] in
+            let unfinished = !(operation?.isFinished ?? false)
+            record.withLock {
+                $0.completionBlocks += 1
+                if unfinished { $0.completionBlockSawUnfinished += 1 }
+            }
+        }
+        if let notificationQueue { operation.notificationQueue = notificationQueue.queue }
+        let identity = ObjectIdentifier(operation)
+        let names = [RequestOperation.didStartNotification, RequestOperation.didPauseNotification,
+                     RequestOperation.didFinishNotification]
+        let tokens = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
+                guard let object = note.object as? RequestOperation, ObjectIdentifier(object) == identity else { return }
+                let offQueue = notificationQueue.map { !$0.isCurrent } ?? false
+                record.withLock {
+                    $0.notifications.append(name)
+                    if offQueue { $0.notificationOffQueue += 1 }
+                }
+            }
+        }
+        self.observers = ObserverTokens(tokens: tokens)
+    }
+
+    deinit {
+        for token in self.observers.tokens {
+            NotificationCenter.default.removeObserver(token)
+        }
+    }
+
+    var handlerCalls: Int { self.record.withLock { $0.successes + $0.failures } }
+
+    /// Waits until the handler, the completion block and the did-finish notification all came.
+    func waitForEverything(timeout: Duration = .seconds(60)) async -> Bool {
+        await waitUntil(timeout: timeout) {
+            self.record.withLock {
+                $0.successes + $0.failures >= 1 && $0.completionBlocks >= 1
+                    && $0.notifications.contains(RequestOperation.didFinishNotification)
+            }
+        }
+    }
+
+    /// Checks that everything came exactly once, in the right places, and returns the record.
+    @discardableResult
+    func expectFinishedOnce(sourceLocation: SourceLocation = #_sourceLocation) async -> Record {
+        #expect(await self.waitForEverything(), "the operation never completed", sourceLocation: sourceLocation)
+        let record = self.record.value
+        #expect(record.successes + record.failures == 1, "handlers ran \(record.successes + record.failures) times",
+                sourceLocation: sourceLocation)
+        #expect(record.completionBlocks == 1, "completionBlock ran \(record.completionBlocks) times", sourceLocation: sourceLocation)
+        #expect(record.notifications.filter { $0 == RequestOperation.didFinishNotification }.count == 1,
+                sourceLocation: sourceLocation)
+        #expect(record.notifications.last == RequestOperation.didFinishNotification, "\(record.notifications)",
+                sourceLocation: sourceLocation)
+        #expect(record.handlerOffQueue == 0, "a handler ran off its completion queue", sourceLocation: sourceLocation)
+        #expect(record.handlerOnContext == 0, "a handler ran on the network context", sourceLocation: sourceLocation)
+        #expect(record.handlerSawUnfinished == 0, "a handler ran before isFinished", sourceLocation: sourceLocation)
+        #expect(record.completionBlockSawUnfinished == 0, sourceLocation: sourceLocation)
+        #expect(record.notificationOffQueue == 0, "a notification was posted off its queue", sourceLocation: sourceLocation)
+        return record
+    }
+
+    /// The cancellation error of the one failure, if that is what it was.
+    var cancellation: TransferError? {
+        guard let error = self.record.value.error as? TransferError, error.code == .cancelled else { return nil }
+        return error
+    }
+}
+
+/// A bounded negative check that suspends between polls (``holdsThroughout(_:_:)`` blocks
+/// one of the few cooperative threads, which on Linux also starves dispatch queues).
+func stillHolds(for window: Duration, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: window)
+    while true {
+        guard await condition() else { return false }
+        if ContinuousClock.now >= deadline { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// Notification observer tokens.
+///
+/// Safety: `@unchecked Sendable` because the tokens are immutable and only handed back to
+/// `NotificationCenter.removeObserver(_:)`, which is thread-safe.
+struct ObserverTokens: @unchecked Sendable {
+    let tokens: [any NSObjectProtocol]
+}
+
+/// Blocks an engine's network context until released: nothing completes meanwhile, so a test can
+/// look at an operation between two steps without racing its transfer.
+final class ContextGate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let entered = Locked(false)
+    private let released = Locked(false)
+
+    /// Holds `engine`'s context; returns once it is held.
+    static func hold(_ engine: TransferEngine) async -> ContextGate {
+        let gate = ContextGate()
+        engine.scheduler.perform {
+            gate.entered.set(true)
+            _ = gate.semaphore.wait(timeout: .now() + 60)
+        }
+        #expect(await waitUntil { gate.entered.value }, "the context never ran the gate")
+        return gate
+    }
+
+    /// Lets the context run again (idempotent).
+    func release() {
+        let first = self.released.withLock { released -> Bool in
+            defer { released = true }
+            return !released
+        }
+        if first { self.semaphore.signal() }
+    }
+}
+
+extension TransferError {
+    /// Whether this is a cancellation for `url`.
+    func isCancellation(of url: URL?) -> Bool {
+        self.code == .cancelled && self.failingURL == url
+    }
+}

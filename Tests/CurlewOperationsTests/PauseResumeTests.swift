@@ -1,0 +1,101 @@
+import Curlew
+import CurlewTestServer
+import CurlewTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+/// Pause only when executing, resume only when paused; the body is byte-identical whether the
+/// server lets the operation continue with a range or makes it start over.
+@Suite("RequestOperation: pause and resume")
+struct PauseResumeTests {
+    /// Pauses at the first body bytes, checks the paused state, resumes, and returns the finished
+    /// operation.
+    ///
+    /// The pause comes from the progress handler, a hop away from the network context, so on a
+    /// badly overloaded machine it can land after the whole body has arrived: then the transfer
+    /// never paused (`resumeCount` stays 0), the operation simply succeeds, and the attempt is
+    /// made again, up to three times.
+    private func pauseOnceAndResume(_ engine: TransferEngine, _ route: Route) async throws -> RequestOperation? {
+        for attempt in 1...3 {
+            let operation = RequestOperation(request: try request(route), engine: engine)
+            let notifications = MarkedQueue("notifications")
+            let probe = OperationProbe(operation, notificationQueue: notifications)
+            operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved
+            let kept = Locked<Int64?>(nil)
+            operation.downloadProgressHandler = { [weak operation] progress in
+                guard let operation, progress.bytesReceived > 0, kept.value == nil else { return }
+                kept.set(progress.bytesReceived)
+                operation.pause()
+            }
+            operation.start()
+            #expect(await waitUntil {
+                probe.record.value.notifications.contains(RequestOperation.didPauseNotification) || operation.isFinished
+            })
+            let pausedState = operation.isPaused && !operation.isExecuting && !operation.isFinished
+            operation.pause()  // already paused (or finished): ignored
+            operation.resume()
+            let record = await probe.expectFinishedOnce()
+            #expect(record.successes == 1)
+            #expect(operation.responseData == Data(try #require(route.expectedBody)))
+            guard operation.response?.metrics.resumeCount == 1 else {
+                print("pause and resume: attempt \(attempt) paused after the body had arrived; trying again")
+                continue
+            }
+            #expect(pausedState, "between the pause and the resume the operation is paused, not executing")
+            #expect(try #require(kept.value) < Int64(try #require(route.expectedBody).count))
+            #expect(record.notifications == [RequestOperation.didStartNotification, RequestOperation.didPauseNotification,
+                                             RequestOperation.didFinishNotification])
+            return operation
+        }
+        Issue.record("three attempts to pause mid-body all came after the body had arrived")
+        return nil
+    }
+
+    @Test("with range support: continues where it paused, same bytes", arguments: BackendConfiguration.allCases)
+    func withRanges(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let route = Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
+            guard let operation = try await self.pauseOnceAndResume(engine, route) else { return }
+            let expected = Data(try #require(route.expectedBody))
+            #expect(operation.responseData == expected)
+            #expect(operation.responseObject as? Data == expected)
+            #expect(operation.response?.head.status == .ok)
+        }
+    }
+
+    @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
+    func withoutRanges(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let route = Route.entity(bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
+            guard let operation = try await self.pauseOnceAndResume(engine, route) else { return }
+            #expect(operation.responseData == Data(try #require(route.expectedBody)))
+        }
+    }
+
+    @Test("pause only when executing, resume only when paused", arguments: BackendConfiguration.allCases)
+    func onlyWhenItApplies(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let operation = RequestOperation(request: try request(.bytes(1_000)), engine: engine)
+            let probe = OperationProbe(operation)
+            operation.pause()
+            #expect(!operation.isPaused, "a ready operation does not pause")
+            operation.resume()
+            #expect(!operation.isExecuting, "resume does not start a ready operation")
+            let gate = await ContextGate.hold(engine)
+            defer { gate.release() }
+            operation.start()
+            operation.resume()
+            #expect(operation.isExecuting && !operation.isPaused, "resume does nothing to an executing operation")
+            operation.cancel()
+            operation.pause()
+            #expect(!operation.isPaused, "a cancelled operation does not pause")
+            gate.release()
+            await probe.expectFinishedOnce()
+            operation.pause()
+            operation.resume()
+            #expect(!operation.isPaused && operation.isFinished)
+            #expect(!probe.record.value.notifications.contains(RequestOperation.didPauseNotification))
+        }
+    }
+}

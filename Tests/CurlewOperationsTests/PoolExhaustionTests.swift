@@ -1,0 +1,64 @@
+import Curlew
+import CurlewTestServer
+import CurlewTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// On Linux libdispatch's global pool has about two threads per CPU and hardly grows when they
+/// block. Nothing on the way to an operation's finish uses that pool — the network context is a
+/// serial queue or a thread, the processing queues are serial — so operations finish even while
+/// other code has blocked every pool thread (for example `BlockOperation`s waiting for results).
+///
+/// The check runs in a child process (an exit test): blocking the pool also stops Swift's
+/// cooperative threads, which would stall every other test running in parallel.
+@Suite("RequestOperation: an exhausted dispatch pool")
+struct PoolExhaustionTests {
+    @Test("operations finish while every pool thread is blocked", arguments: BackendConfiguration.allCases)
+    func finishWithExhaustedPool(_ backend: BackendConfiguration) async {
+        let name: String = backend.rawValue
+        await #expect(processExitsWith: .success) { [name = name as String] in
+            guard let backend = BackendConfiguration(rawValue: name) else { fail("unknown backend \(name)") }
+            PoolExhaustionTests.exhaustThePoolAndFinish(backend)
+        }
+    }
+
+    /// Blocks every pool thread, runs eight operations, and exits with a failure if they did not
+    /// all finish within ten seconds (or if the pool was not really exhausted).
+    static func exhaustThePoolAndFinish(_ backend: BackendConfiguration) {
+        guard let server = try? TestServer.start() else { fail("no test server") }
+        let route = Route.bytes(1_000)
+        let engine = TransferEngine(scheduler: backend.makeScheduler())
+        let operations = (0..<8).map { _ in RequestOperation(request: TransferRequest(url: server.url(route)), engine: engine) }
+
+        let blockers = 4 * ProcessInfo.processInfo.activeProcessorCount + 8
+        let release = DispatchSemaphore(value: 0)
+        let blocking = DispatchQueue(label: "blocking", attributes: .concurrent)
+        for _ in 0..<blockers { blocking.async { release.wait() } }
+        let poolProbeRan = Locked(false)
+        DispatchQueue(label: "pool-probe", attributes: .concurrent).async { poolProbeRan.set(true) }
+
+        for operation in operations { operation.start() }
+        let finished = waitUntil(timeout: .seconds(10)) { operations.allSatisfy(\.isFinished) }
+        let exhausted = !poolProbeRan.value
+        for _ in 0..<blockers { release.signal() }
+
+        guard finished else { fail("the operations waited for the blocked pool") }
+        guard exhausted else { fail("the premise failed: a block on a concurrent queue ran meanwhile") }
+        let expected = Data(TestServer.expectedBody(count: 1_000))
+        guard operations.allSatisfy({ $0.responseData == expected }) else { fail("wrong bodies") }
+        let shutDown = DispatchSemaphore(value: 0)
+        engine.shutdown { shutDown.signal() }
+        _ = shutDown.wait(timeout: .now() + 10)
+    }
+}
+
+/// Ends an exit test's child process with a message.
+private func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("PoolExhaustionTests: \(message)\n".utf8))
+    exit(1)
+}

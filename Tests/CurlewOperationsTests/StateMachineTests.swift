@@ -1,0 +1,244 @@
+import CurlewOperations
+import Testing
+
+typealias Machine = RequestOperation.StateMachine
+typealias MachineState = Machine.State
+typealias MachineTransition = Machine.Transition
+
+/// Every event the machine knows, with Foundation's readiness as a parameter of `start`.
+enum MachineEvent: Hashable, CaseIterable, CustomTestStringConvertible {
+    case startReady, startNotReady, cancel, pause, resume, transferCompleted, resultProcessed
+
+    func apply(to machine: inout Machine) -> MachineTransition {
+        switch self {
+        case .startReady: return machine.start(isReady: true)
+        case .startNotReady: return machine.start(isReady: false)
+        case .cancel: return machine.cancel()
+        case .pause: return machine.pause()
+        case .resume: return machine.resume()
+        case .transferCompleted: return machine.transferCompleted()
+        case .resultProcessed: return machine.resultProcessed()
+        }
+    }
+
+    var testDescription: String { "\(self)" }
+}
+
+/// A point of the machine's space: a state and the cancellation flag.
+struct MachinePoint: Hashable, CustomTestStringConvertible {
+    var state: MachineState
+    var isCancelled: Bool
+
+    static let all: [MachinePoint] = MachineState.allCases.flatMap { [MachinePoint(state: $0, isCancelled: false), MachinePoint(state: $0, isCancelled: true)] }
+
+    var machine: Machine { Machine(state: self.state, isCancelled: self.isCancelled) }
+    var testDescription: String { "\(self.state)\(self.isCancelled ? "+cancelled" : "")" }
+}
+
+/// What an event must do from a point: the next point and the transition, or a trap.
+enum ExpectedTransition {
+    case transition(MachinePoint, MachineTransition)
+    case traps
+}
+
+/// The table, written out independently of the implementation.
+func expected(_ event: MachineEvent, from point: MachinePoint) -> ExpectedTransition {
+    let (state, cancelled) = (point.state, point.isCancelled)
+    let same = ExpectedTransition.transition(point, .none)
+    func to(_ next: MachineState, _ action: Machine.Action, _ posts: [Machine.Key], cancelled nextCancelled: Bool? = nil) -> ExpectedTransition {
+        .transition(MachinePoint(state: next, isCancelled: nextCancelled ?? cancelled), MachineTransition(action, posts: posts))
+    }
+    switch (event, state) {
+    case (.startReady, .ready), (.startNotReady, .ready):
+        if cancelled { return to(.finished, .finish(.withCancellation), [.isFinished]) }
+        return event == .startReady ? to(.executing, .startTransfer, [.isExecuting]) : same
+    case (.startReady, _), (.startNotReady, _):
+        return same
+
+    case (.cancel, .finished):
+        return same
+    case (.cancel, _) where cancelled:
+        return same
+    case (.cancel, .ready), (.cancel, .completing):
+        return to(state, .markCancelled, [], cancelled: true)
+    case (.cancel, .executing), (.cancel, .paused):
+        return to(state, .cancelTransfer, [], cancelled: true)
+
+    case (.pause, .executing):
+        return cancelled ? same : to(.paused, .pauseTransfer, [.isExecuting])
+    case (.pause, _):
+        return same
+
+    case (.resume, .paused):
+        return cancelled ? same : to(.executing, .resumeTransfer, [.isExecuting])
+    case (.resume, _):
+        return same
+
+    case (.transferCompleted, .executing):
+        return to(.completing, .processResult, [])
+    case (.transferCompleted, .paused):
+        return to(.completing, .processResult, [.isExecuting])
+    case (.transferCompleted, _):
+        return .traps
+
+    case (.resultProcessed, .completing):
+        return to(.finished, .finish(cancelled ? .withCancellation : .withResult), [.isExecuting, .isFinished])
+    case (.resultProcessed, _):
+        return .traps
+    }
+}
+
+/// Every (state, cancelled) point against every event that can happen there, with no I/O.
+@Suite("RequestOperation state machine")
+struct StateMachineTests {
+    private static let possible: [(MachinePoint, MachineEvent)] = MachinePoint.all.flatMap { point in
+        MachineEvent.allCases.compactMap { event in
+            if case .traps = expected(event, from: point) { return nil }
+            return (point, event)
+        }
+    }
+    private static let impossible: [(MachinePoint, MachineEvent)] = MachinePoint.all.flatMap { point in
+        MachineEvent.allCases.compactMap { event in
+            if case .traps = expected(event, from: point) { return (point, event) }
+            return nil
+        }
+    }
+
+    @Test("every event from every point does what the table says", arguments: possible)
+    func table(_ point: MachinePoint, _ event: MachineEvent) throws {
+        guard case .transition(let next, let transition) = expected(event, from: point) else { return }
+        var machine = point.machine
+        let actual = event.apply(to: &machine)
+        #expect(actual == transition)
+        #expect(machine.state == next.state)
+        #expect(machine.isCancelled == next.isCancelled)
+        if transition.action == .none {
+            #expect(machine == point.machine, "an ignored event must change nothing")
+        }
+    }
+
+    @Test("the table covers 70 combinations, 14 of them impossible")
+    func coverage() {
+        #expect(Self.possible.count + Self.impossible.count == MachineState.allCases.count * 2 * MachineEvent.allCases.count)
+        #expect(Self.impossible.count == 14)
+    }
+
+    /// The events that cannot happen trap rather than corrupt the state (each in a child process).
+    @Test("impossible events trap", arguments: impossible)
+    func impossibleEventsTrap(_ point: MachinePoint, _ event: MachineEvent) async {
+        let stateIndex: Int = MachineState.allCases.firstIndex(of: point.state) ?? 0
+        let isCancelled: Bool = point.isCancelled
+        let completed: Bool = event == .transferCompleted
+        await #expect(processExitsWith: .failure) { [stateIndex = stateIndex as Int, isCancelled = isCancelled as Bool, completed = completed as Bool] in
+            let state = RequestOperation.StateMachine.State.allCases[stateIndex]
+            var machine = RequestOperation.StateMachine(state: state, isCancelled: isCancelled)
+            _ = completed ? machine.transferCompleted() : machine.resultProcessed()
+        }
+    }
+
+    @Test("the getters Foundation reads")
+    func getters() {
+        for point in MachinePoint.all {
+            let machine = point.machine
+            #expect(machine.isExecuting == (point.state == .executing || point.state == .completing))
+            #expect(machine.isFinished == (point.state == .finished))
+            #expect(machine.isPaused == (point.state == .paused))
+        }
+    }
+
+    /// Random lives driven like the real operation drives the machine: the transfer completes only
+    /// after it was started, exactly once, eventually when cancelled; the result is processed once.
+    /// Checks: at most one finish and it is last; `isFinished` posted once, after `isExecuting` when
+    /// the operation executed, never by `cancel`, never before `start`; a cancel before the finish
+    /// always finishes with the cancellation; a transfer is created at most once.
+    @Test("random sequences finish at most once, with posts in order", arguments: 0..<8)
+    func randomSequences(_ seed: Int) {
+        var random = SplitMix64(seed: UInt64(seed))
+        for _ in 0..<2_000 {
+            var machine = Machine()
+            var transferStarted = false
+            var transferCompleted = false
+            var processing = false
+            var finishes: [Machine.Finish] = []
+            var posts: [Machine.Key] = []
+            var started = false
+            var cancelledBeforeFinish = false
+            var executedEver = false
+
+            for _ in 0..<random.next(upTo: 12) + 1 {
+                var candidates: [MachineEvent] = [.startReady, .startNotReady, .cancel, .pause, .resume]
+                if transferStarted && !transferCompleted { candidates.append(.transferCompleted) }
+                if processing { candidates.append(.resultProcessed) }
+                let event = candidates[random.next(upTo: candidates.count)]
+                let wasFinished = machine.isFinished
+                let transition = event.apply(to: &machine)
+                if event == .startReady || event == .startNotReady { started = true }
+                if event == .cancel && !wasFinished { cancelledBeforeFinish = true }
+                if event == .cancel { #expect(!transition.posts.contains(.isFinished), "cancel posted isFinished") }
+                if wasFinished { #expect(transition == .none, "an event after finishing did something") }
+                if machine.isExecuting { executedEver = true }
+                posts += transition.posts
+                switch transition.action {
+                case .startTransfer:
+                    #expect(!transferStarted, "a second transfer")
+                    transferStarted = true
+                case .processResult:
+                    transferCompleted = true
+                    processing = true
+                case .finish(let finish):
+                    processing = false
+                    finishes.append(finish)
+                case .cancelTransfer, .pauseTransfer, .resumeTransfer:
+                    #expect(transferStarted, "\(transition.action) without a transfer")
+                case .none, .markCancelled:
+                    break
+                }
+                if event == .transferCompleted { transferCompleted = true }
+            }
+            // Drive to the end the way the world would: a started, cancelled transfer completes.
+            if transferStarted && !transferCompleted {
+                if !machine.isCancelled { posts += machine.cancel().posts; cancelledBeforeFinish = true }
+                posts += machine.transferCompleted().posts
+                processing = true
+            }
+            if processing {
+                let last = machine.resultProcessed()
+                posts += last.posts
+                if case .finish(let finish) = last.action { finishes.append(finish) }
+            }
+
+            #expect(finishes.count <= 1)
+            #expect(posts.filter { $0 == .isFinished }.count == finishes.count)
+            if !finishes.isEmpty {
+                #expect(started)
+                #expect(machine.isFinished)
+                #expect(posts.last == .isFinished)
+                if executedEver { #expect(Array(posts.suffix(2)) == [.isExecuting, .isFinished]) }
+                #expect(finishes[0] == (cancelledBeforeFinish ? .withCancellation : .withResult))
+            } else {
+                #expect(!machine.isFinished)
+                #expect(!transferStarted, "a started transfer always finishes its operation")
+            }
+        }
+    }
+}
+
+/// A small deterministic generator, so a failing seed can be replayed.
+struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) { self.state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound`.
+    mutating func next(upTo bound: Int) -> Int {
+        Int(self.next() % UInt64(bound))
+    }
+}
