@@ -75,6 +75,19 @@ struct CancellationTests {
         }
     }
 
+    /// A cancel from a delegate callback acts before curl hands over another byte, even when the
+    /// rest of the body is already waiting in the socket (a 4 MB body sent at once).
+    @Test("from a delegate callback: not one more body callback", arguments: BackendConfiguration.allCases)
+    func fromCallback(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let url = try testServer().url(.bytes(4_000_000))
+            let recorder = TransferRecorder(engine, onProgress: { transfer, _ in transfer.cancel() })
+            engine.makeTransfer(TransferRequest(url: url), delegate: recorder).start()
+            try await self.expectCancelled(recorder, url: url)
+            #expect(recorder.events.value.progress.count == 1, "no progress after the cancel")
+        }
+    }
+
     @Test("twice, and after finishing", arguments: BackendConfiguration.allCases)
     func twiceAndAfterFinish(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in

@@ -139,6 +139,15 @@ extension Transfer {
     // MARK: Body
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        switch self.halt {
+        case .cancel:
+            self.pendingError = TransferError.cancelled(url: self.currentURL)
+            return 0
+        case .pause:
+            return ccurl_writefunc_pause()  // curl keeps the chunk; the handle leaves with it, unkept
+        case nil:
+            break
+        }
         var chunk = bytes
         switch self.bodyMode {
         case .deliver:
@@ -170,6 +179,10 @@ extension Transfer {
     }
 
     private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if self.halt == .cancel {
+            self.pendingError = TransferError.cancelled(url: self.currentURL)
+            return ccurl_readfunc_abort()
+        }
         do {
             let count = try self.source?.read(into: buffer) ?? 0
             if let sent = self.source?.offset, sent > self.progress.bytesSent {

@@ -45,12 +45,20 @@ public final class Transfer: @unchecked Sendable {
     var bodyMode: BodyMode = .deliver
     /// An error found inside a curl callback, which then aborts; it wins over curl's code.
     var pendingError: TransferError?
+    /// A cancel or pause asked for on the context, which the next body callback carries out.
+    var halt: Halt?
     /// The attempt to make once the current (redirect) response is drained.
     var pendingRedirect: Attempt?
     /// The range reply could not be trusted: fetch again without a range once it is drained.
     var pendingPlainRetry = false
     var progress = TransferProgress()
     var resumeCount = 0
+
+    /// What a body callback must do before anything else (see `haltNowIfOnContext`).
+    enum Halt: Hashable {
+        case cancel
+        case pause
+    }
 
     /// What happens to body bytes of the current response.
     enum BodyMode: Hashable {
@@ -79,12 +87,14 @@ public final class Transfer: @unchecked Sendable {
     /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
     /// unless it already completed. Safe at any moment, from any thread, any number of times.
     public func cancel() {
+        self.haltNowIfOnContext(.cancel)
         self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
     }
 
     /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
     /// connection, and the body received so far is kept. Does nothing unless running.
     public func pause() {
+        self.haltNowIfOnContext(.pause)
         self.onContext { self.contextPause() }
     }
 
@@ -94,6 +104,16 @@ public final class Transfer: @unchecked Sendable {
     /// body starts over. Either way the delivered body is byte-identical. Does nothing unless paused.
     public func resume() {
         self.onContext { self.contextResume() }
+    }
+
+    /// Called on the context (from a delegate callback, typically inside curl's own callbacks), a
+    /// cancel or pause must not wait for the queued block: curl may deliver the rest of the body
+    /// in the same `curl_multi_socket_action` call. So the next body callback stops at once —
+    /// aborting with the cancellation error, or pausing reception — and the queued block finishes
+    /// the job (removing the handle is not allowed inside a callback).
+    private func haltNowIfOnContext(_ halt: Halt) {
+        guard self.driver.scheduler.isOnContext, self.machine.state == .running, self.halt != .cancel else { return }
+        self.halt = halt
     }
 
     /// Runs `work` on the engine's context, as one entry into the engine.
@@ -186,6 +206,7 @@ public final class Transfer: @unchecked Sendable {
         self.parser = ResponseHeadParser(limit: self.request.options.maximumResponseHeadSize)
         self.bodyMode = .deliver
         self.pendingError = nil
+        self.halt = nil
         self.pendingRedirect = nil
         self.pendingPlainRetry = false
         _ = self.source?.seek(to: 0)
