@@ -66,9 +66,12 @@ struct LifecycleTests {
             let changes = after.timerChanges - before.timerChanges
             let firings = after.timerFirings - before.timerFirings
             // curl asks for its timer a few times per transfer; the scheduler's timer hardly moves.
+            // (Re-arming on every request made it move about once per transfer. A slow machine —
+            // ThreadSanitizer — lets more of curl's deadlines expire, so the bounds are generous:
+            // they separate "per transfer" from "now and then", not fast from slow.)
             #expect(updates >= 200, "curl asked for its timer only \(updates) times")
-            #expect(changes < 20, "the scheduler's timer was changed \(changes) times for 200 transfers")
-            #expect(firings < 20, "the timer fired \(firings) times for 200 transfers")
+            #expect(changes * 4 < updates, "the scheduler's timer was changed \(changes) times for \(updates) requests")
+            #expect(firings < 100, "the timer fired \(firings) times for 200 transfers")
         }
     }
 }
