@@ -1,1 +1,12 @@
-print("placeholder")
+// bench-curlew: Curlew's clients. The engine directly (`curlew-*-engine`) and through RequestOperation
+// on an OperationQueue (`curlew-dispatch`, `curlew-runloop`, `curlew-runloop-epoll`), on each backend.
+import BenchKit
+
+BenchClientMain.run(clients: [
+    "curlew-dispatch-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .dispatch) },
+    "curlew-runloop-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .runLoopCFSocket) },
+    "curlew-runloop-epoll-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .runLoopEpoll) },
+    "curlew-dispatch": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .dispatch) },
+    "curlew-runloop": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopCFSocket) },
+    "curlew-runloop-epoll": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopEpoll) },
+])

@@ -1,0 +1,16 @@
+/// What a client run measures; the `--scenario` argument.
+public enum Scenario: String, Sendable, CaseIterable {
+    /// GET the URL (the runner passes `/small`, `/64k` or `/16m`).
+    case get
+    /// POST `--body-bytes` bytes to the URL.
+    case post
+    /// GET over HTTP/2 on TLS, multiplexed, trusting `--ca-file`.
+    case h2
+    /// C requests to a URL that answers slowly; CPU and wake-ups while they wait, over `--duration-seconds`.
+    case idle
+    /// The `get` load while a main-thread 1 ms tick measures how late it fires.
+    case lateness
+
+    /// Whether the scenario records per-request latency (`idle` reports zeros).
+    public var measuresLatency: Bool { self != .idle }
+}

@@ -1,0 +1,52 @@
+import BenchKit
+import CurlewTransport
+
+/// `curlew-*-engine`: the transfer engine directly. Each request is
+/// `engine.makeTransfer(request, delegate:).start()`; its delegate, called on the engine's context,
+/// reports the end to the closed loop and starts the next transfer from there.
+final class EngineClient: LoadClient {
+    private let engine: TransferEngine
+    private let request: TransferRequest
+    let protocolCheck: ProtocolCheck
+    var note: String? { self.protocolCheck.note }
+
+    init(options: BenchOptions, backend: CurlewBackend) throws(ClientSetupError) {
+        self.request = try BenchRequest.make(options)
+        self.engine = TransferEngine(
+            scheduler: backend.makeScheduler(), configuration: BenchRequest.engineConfiguration(options))
+        self.protocolCheck = ProtocolCheck(options)
+    }
+
+    func start(_ ticket: RequestTicket) {
+        self.engine.makeTransfer(self.request, delegate: TimedTransfer(ticket: ticket, client: self)).start()
+    }
+
+    func shutdown(_ completion: @escaping @Sendable () -> Void) {
+        self.engine.shutdown(completion: completion)
+    }
+}
+
+/// One engine transfer's delegate: reports how it ended and starts the next, on the engine's context.
+private final class TimedTransfer: TransferDelegate {
+    private let ticket: RequestTicket
+    private let client: EngineClient
+
+    init(ticket: RequestTicket, client: EngineClient) {
+        self.ticket = ticket
+        self.client = client
+    }
+
+    func transfer(_ transfer: Transfer, didCompleteWith result: Result<TransferResponse, TransferError>) {
+        let outcome: RequestOutcome
+        switch result {
+        case .success(let response):
+            self.client.protocolCheck.record(isHTTP2: response.metrics.httpVersion == .http2)
+            outcome = .response(status: response.head.status.code, bytes: response.body?.count ?? 0)
+        case .failure(let error):
+            outcome = .failure(error.description)
+        }
+        if let next = self.ticket.finish(outcome) {
+            self.client.start(next)
+        }
+    }
+}

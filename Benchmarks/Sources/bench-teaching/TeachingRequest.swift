@@ -1,0 +1,33 @@
+import BenchKit
+import CurlewTransport
+import Foundation
+
+/// The one `TransferRequest` every request of a run repeats, built from the options (as
+/// bench-curlew builds it, so the teaching designs send exactly what the real clients send).
+enum TeachingRequest {
+    /// GET the URL (`get`, `idle`, `lateness`), POST `bodyBytes` bytes (`post`), or GET over HTTP/2
+    /// on TLS trusting `caFile` (`h2`: `httpVersion .automatic`, the engine default, negotiates h2
+    /// through ALPN and the engine multiplexes). The body goes to memory.
+    static func make(_ options: BenchOptions) throws(ClientSetupError) -> TransferRequest {
+        guard let url = URL(string: options.url), url.host != nil else {
+            throw .failed("\"\(options.url)\" is not an absolute URL")
+        }
+        var request = TransferRequest(url: url)
+        request.destination = .memory
+        request.options.proxy = .none
+        switch options.scenario {
+        case .get, .idle, .lateness:
+            break
+        case .post:
+            request.head.method = .post
+            request.head.headerFields[.contentType] = "application/octet-stream"
+            request.body = .data(Data(repeating: UInt8(ascii: "x"), count: options.bodyBytes))
+        case .h2:
+            request.options.httpVersion = .automatic
+        }
+        if let caFile = options.caFile {
+            request.options.tls.trustedRootsFile = caFile
+        }
+        return request
+    }
+}
