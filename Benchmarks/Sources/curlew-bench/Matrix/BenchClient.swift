@@ -1,0 +1,46 @@
+/// A client the runner can measure: a name given with `--client` and the executable that implements it
+/// (built beside the runner), or `wrk`.
+struct BenchClient: Sendable, Hashable, Identifiable {
+    /// Name used with `--client`, `--clients` and in the report.
+    var name: String
+    /// The Benchmarks product that implements it; nil for `wrk`, which is found on `PATH`.
+    var product: String?
+    /// One line on what it is.
+    var summary: String
+
+    /// ``name``.
+    var id: String { self.name }
+    /// Whether this is `wrk`, driven with its own command line instead of the client contract.
+    var isWrk: Bool { self.product == nil }
+}
+
+extension BenchClient {
+    /// The baseline of the "× curl-c" ratios: the same libcurl, no Swift.
+    static let curlC = "curl-c"
+    /// The baseline of the "× curlew-dispatch" ratios: Curlew's default.
+    static let curlewDispatch = "curlew-dispatch"
+
+    /// Every client, in report order: the ceiling, the floor, Curlew, its peers, the rejected designs.
+    static let all: [BenchClient] = [
+        BenchClient(name: "wrk", product: nil, summary: "wrk -t1: the server's ceiling (C, not a library)"),
+        BenchClient(name: "curl-c", product: "bench-curl-c", summary: "C curl-multi loop, epoll + socket_action"),
+        BenchClient(name: "curlew-dispatch", product: "bench-curlew",
+                    summary: "Curlew, DispatchScheduler, RequestOperation on an OperationQueue"),
+        BenchClient(name: "curlew-dispatch-engine", product: "bench-curlew",
+                    summary: "Curlew, DispatchScheduler, TransferEngine directly"),
+        BenchClient(name: "curlew-runloop", product: "bench-curlew",
+                    summary: "Curlew, RunLoopScheduler (CFSocket), RequestOperation on an OperationQueue"),
+        BenchClient(name: "curlew-runloop-engine", product: "bench-curlew",
+                    summary: "Curlew, RunLoopScheduler (CFSocket), TransferEngine directly"),
+        BenchClient(name: "curlew-runloop-epoll", product: "bench-curlew",
+                    summary: "Curlew, RunLoopScheduler (epoll source), RequestOperation on an OperationQueue"),
+        BenchClient(name: "curlew-runloop-epoll-engine", product: "bench-curlew",
+                    summary: "Curlew, RunLoopScheduler (epoll source), TransferEngine directly"),
+        BenchClient(name: "urlsession", product: "bench-urlsession", summary: "FoundationNetworking URLSession"),
+        BenchClient(name: "async-http-client", product: "bench-ahc", summary: "AsyncHTTPClient (SwiftNIO)"),
+        BenchClient(name: "main-runloop", product: "bench-teaching",
+                    summary: "rejected design: every transfer on the main run loop"),
+        BenchClient(name: "thread-per-operation", product: "bench-teaching",
+                    summary: "rejected design: a run-loop thread per operation"),
+    ]
+}

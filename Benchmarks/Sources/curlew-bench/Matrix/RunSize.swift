@@ -1,0 +1,55 @@
+/// How much each run does: the scaling knobs of the command line, and the limits derived from them.
+struct RunSize: Codable, Sendable, Hashable {
+    /// Measured phase of each load run, seconds (`--duration`).
+    var durationSeconds: Double
+    /// Cap on the measured requests of each load run (`--requests`); nil: the duration decides.
+    var requests: Int?
+    /// Warm-up requests before the measured phase (`--warmup-requests`); nil: the client's default.
+    var warmupRequests: Int?
+    /// Length of the idle scenario, seconds.
+    var idleSeconds: Double
+    /// Transfers of one thread-growth run (in waves of its concurrency).
+    var threadsRequests: Int
+    /// How long each thread-growth response takes, milliseconds.
+    var threadsDelayMilliseconds: Int
+    /// Time limit of one run, seconds (`--timeout`); nil: derived from the scenario.
+    var timeoutSeconds: Double?
+
+    /// How long the slow response of the idle scenario takes: longer than the idle phase (and its
+    /// start-up), so it never completes while the client is measured.
+    var idleDelayMilliseconds: Int { Int(self.idleSeconds * 1000) + 60_000 }
+
+    /// Warm-up requests for a load run of `scenario`: `--warmup-requests` (or the client's default, 1,000)
+    /// for small bodies; at most 3 for 16 MiB (a thousand would take longer than the run) and 200 for 64 KiB.
+    func warmupRequests(for scenario: Scenario) -> Int? {
+        switch scenario.resource {
+        case .large: return min(self.warmupRequests ?? 3, 3)
+        case .medium: return min(self.warmupRequests ?? 200, 200)
+        case .small, .post, .delayed: return self.warmupRequests
+        }
+    }
+
+    /// The delay of `scenario`'s slow responses.
+    func delayMilliseconds(for scenario: Scenario) -> Int {
+        switch scenario.headline {
+        case .idleCost: return self.idleDelayMilliseconds
+        case .threads: return self.threadsDelayMilliseconds
+        default: return 0
+        }
+    }
+
+    /// The time limit of one run of `scenario` at `concurrency`: generous (debug builds are slow), but a
+    /// hung client costs at most this.
+    func timeLimit(for scenario: Scenario, concurrency: Int) -> Double {
+        if let timeoutSeconds { return timeoutSeconds }
+        switch scenario.headline {
+        case .idleCost:
+            return self.idleSeconds + 60
+        case .threads:
+            let waves = (self.threadsRequests + max(1, concurrency) - 1) / max(1, concurrency)
+            return Double(waves + 2) * Double(self.threadsDelayMilliseconds) / 1000 * 3 + 60
+        default:
+            return self.durationSeconds * 4 + 60
+        }
+    }
+}
