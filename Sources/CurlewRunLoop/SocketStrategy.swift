@@ -6,7 +6,13 @@ extension RunLoopScheduler {
     ///
     /// ## The default: `.epollSource`
     ///
-    /// Preliminary measurement (to be confirmed by the benchmark runner): two schedulers on one
+    /// Confirmed by the benchmark runner (`Docs/results/2026-11-21-xeon-2vcpu`, small GETs against
+    /// nginx, the engine driven directly): `.epollSource` 16.4k / 29.2k / 25.8k / 19.0k requests/s at
+    /// 1 / 16 / 128 / 1,024 in flight with 47 / 34 / 39 / 52 µs CPU per request, against `.cfSocket`'s
+    /// 9.9k / 25.2k / 18.6k / 9.4k at 88 / 43 / 57 / 112 µs, and `DispatchScheduler`'s 9.7k / 30.2k /
+    /// 27.0k / 16.9k at 82 / 42 / 47 / 69 µs.
+    ///
+    /// The first measurement, before the runner existed: two schedulers on one
     /// network thread bounce a byte over N `AF_UNIX` socket pairs (each read event reads it and
     /// writes it back), release build, medians of 5 runs; the ranges span two runs on 2 vCPUs
     /// shared with other builds (load average 5–6), so trust the ratios, not the absolute numbers:
