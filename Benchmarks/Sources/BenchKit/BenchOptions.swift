@@ -33,6 +33,10 @@ public struct BenchOptions: Sendable, Hashable {
     /// covers the wait, not the connects.
     public static let idleSettleSeconds = 0.25
 
+    /// The longest a warm-up may last: then the measured phase starts anyway (a client that
+    /// collapses under the load is measured as it is, not killed while warming up).
+    public static let maximumWarmupSeconds = 5.0
+
     /// The usage line printed with every argument error.
     public static let usage = """
         usage: --client NAME --url URL --scenario get|post|h2|idle|lateness --concurrency C \

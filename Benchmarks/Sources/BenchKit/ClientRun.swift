@@ -61,6 +61,17 @@ final class ClientRun: @unchecked Sendable {
         }
         if options.scenario == .idle {
             MainRunLoop.after(seconds: BenchOptions.idleSettleSeconds) { loop.startMeasuring() }
+        } else if options.warmupRequests > 0 {
+            // A client that collapses under the load (thread-per-operation at 1,024 in flight) would
+            // otherwise spend the runner's whole time limit warming up: measure it as it is.
+            MainRunLoop.after(seconds: BenchOptions.maximumWarmupSeconds) { [self] in
+                let completed = loop.diagnostics.warmupCompleted
+                guard completed < options.warmupRequests else { return }
+                self.lock.withLock {
+                    self.remarks.append("the warm-up ended after \(Int(BenchOptions.maximumWarmupSeconds)) s with \(completed) of \(options.warmupRequests) requests")
+                }
+                loop.startMeasuring()
+            }
         }
 
         MainRunLoop.run { self.lock.withLock { self.isDone } }

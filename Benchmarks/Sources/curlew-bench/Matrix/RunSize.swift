@@ -49,7 +49,9 @@ struct RunSize: Codable, Sendable, Hashable {
             let waves = (self.threadsRequests + max(1, concurrency) - 1) / max(1, concurrency)
             return Double(waves + 2) * Double(self.threadsDelayMilliseconds) / 1000 * 3 + 60
         default:
-            return self.durationSeconds * 4 + 60
+            // Plus a second per 16 in flight: thread-per-operation at 1,024 needs most of a minute to
+            // warm up, drain and end its threads (it finished in 64 s of the former 68 s limit).
+            return self.durationSeconds * 4 + 60 + Double(concurrency / 16)
         }
     }
 }
