@@ -24,10 +24,15 @@ let package = Package(
         ),
         // CurlewTestServer as a process, for machines without nginx.
         .executableTarget(name: "bench-server", dependencies: [.product(name: "CurlewTestServer", package: "Curlew")]),
+        // The request every Curlew-based client sends (bench-curlew and bench-teaching).
+        .target(
+            name: "BenchCurlewRequest",
+            dependencies: ["BenchKit", .product(name: "CurlewTransport", package: "Curlew")]
+        ),
         // Clients, one executable per family so each process loads only what it measures.
         .executableTarget(
             name: "bench-curlew",
-            dependencies: ["BenchKit", .product(name: "Curlew", package: "Curlew")]
+            dependencies: ["BenchKit", "BenchCurlewRequest", .product(name: "Curlew", package: "Curlew")]
         ),
         .executableTarget(name: "bench-urlsession", dependencies: ["BenchKit"]),
         .executableTarget(
@@ -39,7 +44,7 @@ let package = Package(
         // The two designs the articles reject: everything on the main run loop; a run-loop thread per operation.
         .executableTarget(
             name: "bench-teaching",
-            dependencies: ["BenchKit", .product(name: "CurlewTransport", package: "Curlew"),
+            dependencies: ["BenchKit", "BenchCurlewRequest", .product(name: "CurlewTransport", package: "Curlew"),
                            .product(name: "CurlewRunLoop", package: "Curlew")]
         ),
     ]

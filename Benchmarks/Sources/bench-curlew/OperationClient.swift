@@ -1,3 +1,4 @@
+import BenchCurlewRequest
 import BenchKit
 import CurlewOperations
 import CurlewTransport

@@ -1,3 +1,4 @@
+import BenchCurlewRequest
 import BenchKit
 import CurlewTransport
 
@@ -16,7 +17,7 @@ final class MainRunLoopClient: LoadClient {
 
     /// Call on the main thread: the scheduler binds the calling thread's run loop.
     init(options: BenchOptions) throws(ClientSetupError) {
-        self.request = try TeachingRequest.make(options)
+        self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()
         configuration.maximumConnectionsPerHost = options.concurrency

@@ -1,3 +1,4 @@
+import BenchCurlewRequest
 import BenchKit
 import CurlewTransport
 import Foundation
@@ -28,7 +29,7 @@ final class ThreadPerOperationClient: LoadClient, @unchecked Sendable {
     }
 
     init(options: BenchOptions) throws(ClientSetupError) {
-        self.request = try TeachingRequest.make(options)
+        self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()
         configuration.maximumConnectionsPerHost = 1

@@ -2,12 +2,13 @@ import BenchKit
 import CurlewTransport
 import Foundation
 
-/// The one `TransferRequest` every request of a run repeats, built from the options.
-enum BenchRequest {
+/// The one `TransferRequest` every request of a run repeats, built from the options: shared by
+/// bench-curlew and bench-teaching, so the rejected designs send exactly what the real clients send.
+public enum BenchRequest {
     /// GET the URL (`get`, `idle`, `lateness`), POST `bodyBytes` bytes (`post`), or GET over HTTP/2
     /// on TLS trusting `caFile` (`h2`: `httpVersion .automatic`, the engine default, negotiates h2
     /// through ALPN and the engine multiplexes). The body goes to memory.
-    static func make(_ options: BenchOptions) throws(ClientSetupError) -> TransferRequest {
+    public static func make(_ options: BenchOptions) throws(ClientSetupError) -> TransferRequest {
         guard let url = URL(string: options.url), url.host != nil else {
             throw .failed("\"\(options.url)\" is not an absolute URL")
         }
@@ -32,7 +33,7 @@ enum BenchRequest {
 
     /// The engine configuration of every Curlew client: as many connections to the host as
     /// transfers in flight; everything else is the default (HTTP/2 multiplexing on).
-    static func engineConfiguration(_ options: BenchOptions) -> TransferEngine.Configuration {
+    public static func engineConfiguration(_ options: BenchOptions) -> TransferEngine.Configuration {
         var configuration = TransferEngine.Configuration()
         configuration.maximumConnectionsPerHost = options.concurrency
         return configuration
