@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 /// One server runs three listeners on free ports, all serving the same typed ``Route``s:
 /// plain HTTP/1.1 (``port``), TLS with ALPN `h2` and `http/1.1` (``tlsPort``, certificates signed by
 /// ``caCertificatePath``) and cleartext HTTP/2 with prior knowledge (``h2cPort``). It also provides
-/// ``refusedURL`` (connects are refused) and ``blackholeURL`` (connects hang).
+/// ``refusedURL`` (connects are refused), ``blackholeURL`` (connects hang) and a raw TCP listener
+/// that answers with malformed replies (``faultURL(_:)``, see ``FaultRoute``).
 ///
 /// ```swift
 /// let server = try TestServer.start()
@@ -43,6 +44,8 @@ public final class TestServer: Sendable {
     /// (curl exit 28): a backlog-0 listener whose accept queue is full and never drained. Shared by
     /// every server in the process and never closed.
     public let blackholeURL: URL
+    /// Port of the raw fault listener (see ``FaultRoute``).
+    public let faultPort: Int
 
     private let group: MultiThreadedEventLoopGroup
     private let recorder: StatsRecorder
@@ -52,7 +55,7 @@ public final class TestServer: Sendable {
 
     private init(
         configuration: Configuration, ports: [ListenerKind: Int], group: MultiThreadedEventLoopGroup,
-        recorder: StatsRecorder, refusingPort: RefusingPort, blackholePort: Int
+        recorder: StatsRecorder, refusingPort: RefusingPort, blackholePort: Int, faultPort: Int
     ) {
         self.configuration = configuration
         self.port = ports[.plain] ?? 0
@@ -63,6 +66,7 @@ public final class TestServer: Sendable {
         self.h2cBaseURL = Self.loopbackURL(scheme: "http", port: self.h2cPort)
         self.refusedURL = Self.loopbackURL(scheme: "http", port: refusingPort.port, path: "/")
         self.blackholeURL = Self.loopbackURL(scheme: "http", port: blackholePort, path: "/")
+        self.faultPort = faultPort
         self.group = group
         self.recorder = recorder
         self.refusingPort = refusingPort
@@ -104,6 +108,7 @@ public final class TestServer: Sendable {
         if configuration.enableH2C { listeners.append((.h2c, configuration.h2cPort)) }
 
         var ports: [ListenerKind: Int] = [:]
+        let faultPort: Int
         do {
             for (kind, port) in listeners {
                 let channel = try Self.listen(on: port, kind: kind, group: group, pipelines: pipelines).wait()
@@ -112,6 +117,16 @@ public final class TestServer: Sendable {
                 }
                 ports[kind] = bound
             }
+            let faultChannel = try ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FaultHandler()) }
+                }
+                .bind(host: "127.0.0.1", port: 0).wait()
+            guard let bound = faultChannel.localAddress?.port else {
+                throw ChannelError.unknownLocalAddress
+            }
+            faultPort = bound
         } catch {
             group.shutdownGracefully { _ in }
             refusingPort.close()
@@ -119,7 +134,7 @@ public final class TestServer: Sendable {
         }
         return TestServer(
             configuration: configuration, ports: ports, group: group, recorder: recorder,
-            refusingPort: refusingPort, blackholePort: blackhole.port
+            refusingPort: refusingPort, blackholePort: blackhole.port, faultPort: faultPort
         )
     }
 
@@ -211,6 +226,11 @@ public final class TestServer: Sendable {
     /// A missing leading `/` is added; characters a URL cannot hold are percent-encoded.
     public func url(path: String, tls: Bool = false) -> URL {
         Self.loopbackURL(scheme: tls ? "https" : "http", port: tls ? self.tlsPort : self.port, path: path)
+    }
+
+    /// The URL of a malformed reply on the raw fault listener.
+    public func faultURL(_ route: FaultRoute) -> URL {
+        Self.loopbackURL(scheme: "http", port: self.faultPort, path: route.path)
     }
 
     /// The URL of a raw path (with query) on the h2c listener.
