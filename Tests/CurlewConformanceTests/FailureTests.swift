@@ -126,3 +126,40 @@ struct FailureTests {
         }
     }
 }
+
+/// An OS `errno` that curl recorded for one failure must not describe the next (curl before 8.8
+/// keeps it on a reused easy handle, and a refused connect once turned every later failure on the
+/// engine into "cannot connect").
+@Suite("Failures: one engine, one fault after another")
+struct FailureSequenceTests {
+    @Test("after a refused connect, each later fault keeps its own code", arguments: BackendConfiguration.allCases)
+    func errnoBelongsToItsFailure(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        try await withEngine(backend) { engine in
+            let refused = try await engine.failure(TransferRequest(url: server.refusedURL))
+            #expect(refused.code == .cannotConnectToHost)
+            #expect(refused.osErrno == ECONNREFUSED)
+
+            var slow = try TransferRequest.get(.delay(30_000))
+            slow.options.timeout = .milliseconds(300)
+            let faults: [(TransferRequest, Set<TransferError.Code>)] = [
+                (TransferRequest(url: server.url(.bytes(10), tls: true)), [.serverCertificateUntrusted]),
+                (TransferRequest(url: server.faultURL(.emptyReply)), [.badServerResponse]),
+                (slow, [.timedOut]),
+                (TransferRequest(url: server.refusedURL), [.cannotConnectToHost]),
+                (TransferRequest(url: server.faultURL(.badStatusLine)), [.badServerResponse, .unsupportedURL]),
+            ]
+            for (request, expected) in faults {
+                let error = try await engine.failure(request)
+                #expect(expected.contains(error.code), "\(request.url?.absoluteString ?? "?"): \(error)")
+                if error.code != .cannotConnectToHost {
+                    #expect(error.osErrno != ECONNREFUSED, "a stale errno: \(error)")
+                }
+            }
+            // Handles that saw no OS error are reused as before.
+            _ = try await engine.fetch(try .get(.bytes(10)))
+            _ = try await engine.fetch(try .get(.bytes(10)))
+            #expect(await engine.diagnostics().idleEasyHandles >= 1)
+        }
+    }
+}

@@ -29,10 +29,30 @@ struct TransferErrorTests {
         #expect(error.failingURL?.absoluteString == "http://a.test/")
     }
 
-    @Test func refusedConnectionIsCannotConnectWhateverTheCode() {
-        let error = TransferError(curlCode: CURLE_RECV_ERROR, message: "x", osErrno: ECONNREFUSED, url: nil)
+    @Test func refusedConnectionIsCannotConnect() {
+        let error = TransferError(curlCode: CURLE_COULDNT_CONNECT, message: "x", osErrno: ECONNREFUSED, url: nil)
         #expect(error.code == .cannotConnectToHost)
         #expect(error.osErrno == ECONNREFUSED)
+    }
+
+    /// Before curl 8.8 a reused handle reports the errno of an earlier failure: it must neither change
+    /// the code nor be reported for a code curl keeps no errno for.
+    @Test("an errno never rewrites a code curl keeps no errno for", arguments: [
+        (CURLE_PEER_FAILED_VERIFICATION, TransferError.Code.serverCertificateUntrusted),
+        (CURLE_GOT_NOTHING, .badServerResponse),
+        (CURLE_WEIRD_SERVER_REPLY, .badServerResponse),
+        (CURLE_UNSUPPORTED_PROTOCOL, .unsupportedURL),
+    ])
+    func staleErrnoIgnored(_ curlCode: CURLcode, _ code: TransferError.Code) {
+        let error = TransferError(curlCode: curlCode, message: nil, osErrno: ECONNREFUSED, url: nil)
+        #expect(error.code == code)
+        #expect(error.osErrno == nil)
+    }
+
+    @Test func receiveErrorKeepsItsErrnoButStaysConnectionLost() {
+        let error = TransferError(curlCode: CURLE_RECV_ERROR, message: "x", osErrno: ECONNRESET, url: nil)
+        #expect(error.code == .networkConnectionLost)
+        #expect(error.osErrno == ECONNRESET)
     }
 
     @Test func connectThatTimedOutIsTimedOut() {

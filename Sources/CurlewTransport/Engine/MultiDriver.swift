@@ -45,8 +45,10 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
 
     private var idleHandles: [EasyHandle] = []
     private static let idleHandleLimit = 512
-    /// Transfers started and not finished (running or paused), kept alive here.
-    private var live: [ObjectIdentifier: Transfer] = [:]
+    /// Transfers started and not finished (running or paused), kept alive here, by ``Transfer/id``.
+    private var live: [UInt64: Transfer] = [:]
+    /// The transfers' total-timeout deadlines (see ``DeadlineQueue``).
+    private var deadlines = DeadlineQueue()
 
     private(set) var isShutDown = false
     private var counters = EngineDiagnostics()
@@ -55,7 +57,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     private var isEntered = false
     /// The deadline curl last asked for (`nil`: none), and the one the scheduler's timer is armed
     /// for. They differ on purpose: see ``applyTimer()``.
-    private var wantedDeadline: ContinuousClock.Instant?
+    private var curlDeadline: ContinuousClock.Instant?
     private var armedDeadline: ContinuousClock.Instant?
     /// How many times one entry runs curl's due timeouts itself rather than arming a 0 ms timer.
     private static let immediateRoundsPerEntry = 8
@@ -99,7 +101,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.armedDeadline = nil
         self.enter {
             self.counters.timerFirings += 1
-            if let wanted = self.wantedDeadline, wanted <= .now { self.wantedDeadline = nil }
+            if let wanted = self.curlDeadline, wanted <= .now { self.curlDeadline = nil }
             self.runDueTimeouts()
         }
     }
@@ -111,7 +113,8 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     /// When curl's deadline has already come (it asks for 0 ms when a transfer was just added),
     /// curl means "call `curl_multi_socket_action` soon, but not from inside my callback": the entry
     /// does that itself right after `body`, instead of a timer round trip through the scheduler.
-    /// Nested calls join the outer entry.
+    /// Nested calls join the outer entry. Before it ends, transfers whose own deadline has passed
+    /// are completed as timed out.
     func enter(_ body: () -> Void) {
         guard !self.isEntered else {
             body()
@@ -120,11 +123,12 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.isEntered = true
         body()
         var rounds = 0
-        while let wanted = self.wantedDeadline, wanted <= .now, rounds < Self.immediateRoundsPerEntry, !self.isShutDown {
-            self.wantedDeadline = nil
+        while let wanted = self.curlDeadline, wanted <= .now, rounds < Self.immediateRoundsPerEntry, !self.isShutDown {
+            self.curlDeadline = nil
             rounds += 1
             self.runDueTimeouts()
         }
+        if let earliest = self.deadlines.earliest, earliest <= .now { self.expireDeadlines() }
         self.isEntered = false
         self.applyTimer()
     }
@@ -138,7 +142,13 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     /// for curl's real deadline (curl itself would not say it again: it repeats no unchanged
     /// deadline). When curl wants no timer, the armed one is left to fire once, harmlessly.
     private func applyTimer() {
-        guard !self.isShutDown, let wanted = self.wantedDeadline else { return }
+        let wanted: ContinuousClock.Instant?
+        switch (self.curlDeadline, self.deadlines.earliest) {
+        case (let curl?, let own?): wanted = min(curl, own)
+        case (let curl?, nil): wanted = curl
+        case (nil, let own): wanted = own
+        }
+        guard !self.isShutDown, let wanted else { return }
         if let armed = self.armedDeadline, armed <= wanted { return }
         let now = ContinuousClock.now
         let milliseconds = wanted <= now ? 0 : Transfer.milliseconds(wanted - now)
@@ -201,8 +211,8 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     private func curlWantsTimer(_ request: TimerRequest) {
         self.counters.timerUpdates += 1
         switch request {
-        case .disarm: self.wantedDeadline = nil
-        case .after(let milliseconds): self.wantedDeadline = .now + .milliseconds(milliseconds)
+        case .disarm: self.curlDeadline = nil
+        case .after(let milliseconds): self.curlDeadline = .now + .milliseconds(milliseconds)
         }
         if !self.isEntered { self.applyTimer() }
     }
@@ -321,12 +331,35 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
 
     /// Keeps `transfer` alive until ``unregister(_:)``.
     func register(_ transfer: Transfer) {
-        self.live[ObjectIdentifier(transfer)] = transfer
+        self.live[transfer.id] = transfer
     }
 
     func unregister(_ transfer: Transfer) {
-        if self.live.removeValue(forKey: ObjectIdentifier(transfer)) != nil {
+        if self.live.removeValue(forKey: transfer.id) != nil {
             self.counters.transfersCompleted += 1
+        }
+        // Entries of finished transfers wait in the queue until they come due; drop them in bulk
+        // when they outnumber the live transfers, so a busy engine's queue stays small.
+        if self.deadlines.count > 2 * self.live.count + 64 {
+            self.deadlines.compact { self.isCurrent($0) }
+        }
+    }
+
+    /// Completes `transfer` as timed out at `deadline` unless it has finished or paused by then;
+    /// the timer is armed for it when the current entry ends.
+    func track(_ transfer: Transfer, deadline: ContinuousClock.Instant) {
+        self.deadlines.insert(deadline, for: transfer.id)
+    }
+
+    private func isCurrent(_ entry: DeadlineQueue.Entry) -> Bool {
+        self.live[entry.transferID]?.deadline == entry.deadline
+    }
+
+    private func expireDeadlines() {
+        let now = ContinuousClock.now
+        while let entry = self.deadlines.popDue(at: now) {
+            guard let transfer = self.live[entry.transferID], transfer.deadline == entry.deadline else { continue }
+            transfer.deadlineExpired()
         }
     }
 
@@ -336,7 +369,13 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     }
 
     /// Returns a handle that is no longer in the multi handle to the pool.
+    ///
+    /// A handle that recorded an OS `errno` is retired instead: before curl 8.8 neither a later
+    /// transfer nor `curl_easy_reset` clears it, so the next failure on the handle would report it
+    /// (a refused connect turning a later certificate failure into "cannot connect"). Failures are
+    /// rare; a new handle costs one allocation.
     func checkIn(_ easy: EasyHandle) {
+        guard easy.info(long: CURLINFO_OS_ERRNO) ?? 0 == 0 else { return }
         easy.reset()
         if self.idleHandles.count < Self.idleHandleLimit {
             self.idleHandles.append(easy)

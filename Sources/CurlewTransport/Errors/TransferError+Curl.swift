@@ -8,18 +8,29 @@ import Glibc
 extension TransferError {
     /// The one place where curl's result codes become Curlew errors.
     ///
-    /// The order of checks follows what the code means to a caller: a refused connection is
-    /// "cannot connect" whatever curl's code, a connect that timed out is "timed out".
+    /// curl keeps an OS `errno` (`CURLINFO_OS_ERRNO`) only for the few codes that come from a system
+    /// call (connect, send, receive); for any other code the number is not about this failure — before
+    /// curl 8.8 it even survives `curl_easy_reset` and describes an earlier transfer of a reused
+    /// handle. So `osErrno` is kept only for those codes, and it changes the code only where it tells
+    /// two failures of one curl code apart: a connect that timed out (`ETIMEDOUT`) rather than was
+    /// refused. (The engine also retires handles that carry an `errno`, so a kept one is this
+    /// attempt's.)
     init(curlCode: CURLcode, message: String?, osErrno: Int32?, url: URL?) {
-        let errno = osErrno.flatMap { $0 == 0 ? nil : $0 }
-        let code: Code
-        if errno == ECONNREFUSED {
-            code = .cannotConnectToHost
-        } else {
-            code = Self.code(for: curlCode, errno: errno)
-        }
+        let errno = Self.savesErrno(curlCode) ? osErrno.flatMap { $0 == 0 ? nil : $0 } : nil
         let text = message.flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: curl_easy_strerror(curlCode))
-        self.init(code, text, curlCode: Int(curlCode.rawValue), osErrno: errno, failingURL: url)
+        self.init(Self.code(for: curlCode, errno: errno), text, curlCode: Int(curlCode.rawValue), osErrno: errno,
+                  failingURL: url)
+    }
+
+    /// Whether curl records an OS `errno` for this code (per `CURLINFO_OS_ERRNO`'s documentation).
+    static func savesErrno(_ curlCode: CURLcode) -> Bool {
+        switch curlCode {
+        case CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR,
+            CURLE_FAILED_INIT, CURLE_INTERFACE_FAILED:
+            return true
+        default:
+            return false
+        }
     }
 
     private static func code(for curlCode: CURLcode, errno: Int32?) -> Code {

@@ -6,7 +6,10 @@
 public struct TransferOptions: Sendable, Hashable {
     /// The longest time to establish the connection (TCP and TLS). `nil` waits as long as the OS does.
     public var connectTimeout: Duration? = .seconds(60)
-    /// The longest time the whole transfer may take, from start to the last body byte. `nil`: no limit.
+    /// The longest time the whole transfer may take, from ``Transfer/start()`` to the last body byte:
+    /// across redirects and resumes, and including any wait for a connection (behind the per-host
+    /// limit, or for a first connection to a host to say whether it multiplexes). Time spent paused
+    /// does not count. `nil`: no limit.
     public var timeout: Duration?
     /// Fail when no byte has moved for this long (curl's low-speed check, whole seconds, at least 1).
     /// `nil` disables the check.

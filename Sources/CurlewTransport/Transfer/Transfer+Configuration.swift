@@ -24,8 +24,9 @@ extension Transfer {
         if let timeout = options.connectTimeout {
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(timeout))
         }
-        if let timeout = options.timeout {
-            try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        if let deadline = self.deadline {
+            // What is left of the total timeout: redirects and resumes do not start it again.
+            try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(deadline - .now))
         }
         if let idle = options.idleTimeout {
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -36,7 +37,11 @@ extension Transfer {
             try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         case .automatic:
             try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-            try easy.set(CURLOPT_PIPEWAIT, true)
+            // Waiting for a first connection to a host to say whether it multiplexes only makes sense
+            // where it can: over TLS, where ALPN may choose h2. On plain http the answer is always no,
+            // and every transfer started beside the first would wait for that first connection
+            // (its whole response, in libcurl 7.88) instead of opening its own.
+            if attempt.target.scheme == "https" { try easy.set(CURLOPT_PIPEWAIT, true) }
         case .http2PriorKnowledge:
             try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             try easy.set(CURLOPT_PIPEWAIT, true)

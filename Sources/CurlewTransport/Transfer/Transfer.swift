@@ -53,6 +53,11 @@ public final class Transfer: @unchecked Sendable {
     var pendingPlainRetry = false
     var progress = TransferProgress()
     var resumeCount = 0
+    /// When the total timeout (``TransferOptions/timeout``) runs out, while running; the engine
+    /// completes the transfer as timed out then, wherever it waits.
+    var deadline: ContinuousClock.Instant?
+    /// What was left of the total timeout when the transfer paused (time paused does not count).
+    var timeoutLeftWhilePaused: Duration?
 
     /// What a body callback must do before anything else (see `haltNowIfOnContext`).
     enum Halt: Hashable {
@@ -133,6 +138,7 @@ public final class Transfer: @unchecked Sendable {
     private func contextStart() {
         guard self.machine.start() == .activate else { return }
         self.driver.register(self)
+        if let timeout = self.request.options.timeout { self.setDeadline(.now + timeout) }
         do throws(TransferError) {
             guard !self.driver.isShutDown else {
                 throw TransferError(.cancelled, "The engine has shut down.", failingURL: self.request.url)
@@ -171,6 +177,10 @@ public final class Transfer: @unchecked Sendable {
 
     private func contextPause() {
         guard self.machine.pause() == .deactivate else { return }
+        if let deadline = self.deadline {
+            self.timeoutLeftWhilePaused = deadline - .now
+            self.deadline = nil
+        }
         self.releaseHandle()
         self.delegate?.transferDidPause(self)
     }
@@ -179,6 +189,10 @@ public final class Transfer: @unchecked Sendable {
         guard self.machine.resume() == .activate, var next = self.attempt else { return }
         self.resumeCount += 1
         next.resume = nil
+        if let left = self.timeoutLeftWhilePaused {
+            self.timeoutLeftWhilePaused = nil
+            self.setDeadline(.now + left)
+        }
         do throws(TransferError) {
             let kept = self.sink?.count ?? 0
             if kept > 0, next.method == .get, !self.pendingPlainRetry, self.pendingRedirect == nil,
@@ -245,6 +259,22 @@ public final class Transfer: @unchecked Sendable {
         self.headerList = nil
     }
 
+    // MARK: Deadline
+
+    private func setDeadline(_ deadline: ContinuousClock.Instant) {
+        self.deadline = deadline
+        self.driver.track(self, deadline: deadline)
+    }
+
+    /// The engine found the deadline passed while the transfer still runs: curl did not time it out
+    /// (it waits for a connection, where curl checks no timeout), so the engine does.
+    func deadlineExpired() {
+        guard let timeout = self.request.options.timeout else { return }
+        self.completeNow(.failure(TransferError(
+            .timedOut, "The transfer did not complete within its timeout of \(Self.milliseconds(timeout)) ms.",
+            failingURL: self.currentURL)))
+    }
+
     // MARK: Completion
 
     /// Completes a running transfer (a failure found outside curl's callbacks).
@@ -255,6 +285,7 @@ public final class Transfer: @unchecked Sendable {
 
     /// Releases everything and tells the delegate. Reached exactly once, through the state machine.
     func finish(_ outcome: Result<TransferResponse, TransferError>) {
+        self.deadline = nil
         self.releaseHandle()
         self.source?.close()
         self.source = nil
