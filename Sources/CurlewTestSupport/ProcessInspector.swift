@@ -85,7 +85,7 @@ public enum ProcessInspector {
 
     /// The name of thread `id`, or `nil` if it does not exist (any more).
     public static func threadName(_ id: Int32) -> String? {
-        guard let contents = self.readSmallFile("/proc/self/task/\(id)/comm") else { return nil }
+        guard let contents = self.readProcFile("/proc/self/task/\(id)/comm") else { return nil }
         return contents.hasSuffix("\n") ? String(contents.dropLast()) : contents
     }
 
@@ -93,7 +93,7 @@ public enum ProcessInspector {
     /// more). The kernel counts in clock ticks (`sysconf(_SC_CLK_TCK)`, usually 10 ms each), so use
     /// it for coarse comparisons such as "an idle thread stays near zero".
     public static func cpuTime(ofThread id: Int32) -> Duration? {
-        guard let stat = self.readSmallFile("/proc/self/task/\(id)/stat") else { return nil }
+        guard let stat = self.readProcFile("/proc/self/task/\(id)/stat") else { return nil }
         // The name field is "(comm)" and may itself contain spaces and parentheses: the fields that
         // follow start after the last ")". After it: state is field 3, utime 14, stime 15.
         guard let closing = stat.lastIndex(of: ")") else { return nil }
@@ -135,7 +135,12 @@ public enum ProcessInspector {
     }
 
     /// Reads a `/proc` file whole (they report a size of 0, so read until end of file).
-    private static func readSmallFile(_ path: String) -> String? {
+    /// The whole contents of a `/proc` file (or any file), read to the end.
+    ///
+    /// `String(contentsOfFile:)` is no good for `/proc`: such files report a size of 0, and
+    /// Foundation then returns only the first page (4 KiB of `/proc/net/tcp`, which lists every TCP
+    /// socket on the machine and easily runs to hundreds of KiB while tests churn connections).
+    public static func readProcFile(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { _ = close(descriptor) }

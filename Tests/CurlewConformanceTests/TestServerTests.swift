@@ -5,34 +5,40 @@ import Glibc
 import Musl
 #endif
 import CurlewTestServer
+import CurlewTestSupport
 import Foundation
 import Testing
 
 @Suite("TestServer")
 struct TestServerTests {
     @Test("every listener is bound to 127.0.0.1 only")
-    func listenersAreLoopbackOnly() throws {
+    func listenersAreLoopbackOnly() async throws {
         let server = try TestServer.start()
-        defer { server.shutdown() }
         let ports = [server.port, server.tlsPort, server.h2cPort]
         #expect(ports.allSatisfy { $0 > 0 })
         #expect(Set(ports).count == 3)
 
-        let listeners = try listeningSockets()
+        // /proc/net/tcp is no snapshot: while other sockets come and go, one read can miss a row.
+        // So read until every port has been seen, and check every address seen for it.
+        var addresses: [Int: Set<String>] = [:]
+        for _ in 0..<20 where !ports.allSatisfy({ addresses[$0] != nil }) {
+            for listener in try listeningSockets() where ports.contains(listener.port) {
+                addresses[listener.port, default: []].insert(listener.address)
+            }
+        }
         for port in ports {
-            let addresses = listeners.filter { $0.port == port }.map(\.address)
-            #expect(addresses == ["0100007F"], "port \(port) listens on \(addresses)")
+            #expect(addresses[port] == ["0100007F"], "port \(port) listens on \(addresses[port] ?? [])")
         }
         #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
         #expect(server.url(.bytes(13), tls: true).absoluteString == "https://127.0.0.1:\(server.tlsPort)/bytes/13")
         #expect(server.h2cURL(path: "json").absoluteString == "http://127.0.0.1:\(server.h2cPort)/json")
         #expect(FileManager.default.fileExists(atPath: TestServer.caCertificatePath))
+        await server.shutdownGracefully()
     }
 
     @Test("GET .bytes(100) returns the deterministic body, on a kept-alive connection")
-    func bytes() throws {
+    func bytes() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
-        defer { server.shutdown() }
         let connection = try RawConnection(port: server.port)
         for _ in 0..<2 {
             let response = try connection.send("GET \(Route.bytes(100).path) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -44,12 +50,12 @@ struct TestServerTests {
         #expect(stats.plainConnectionsAccepted == 1)
         #expect(stats.requestsServed == 2)
         #expect(stats.http1Requests == 2)
+        await server.shutdownGracefully()
     }
 
     @Test("a single Range gives 206 with the right slice; past the end gives 416")
-    func range() throws {
+    func range() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
-        defer { server.shutdown() }
         let route = Route.entity(bytes: 1000)
         let connection = try RawConnection(port: server.port)
 
@@ -68,12 +74,12 @@ struct TestServerTests {
         let beyond = try connection.send("GET \(route.path) HTTP/1.1\r\nHost: x\r\nRange: bytes=1000-\r\n\r\n")
         #expect(beyond.status == 416)
         #expect(beyond.header("content-range") == "bytes */1000")
+        await server.shutdownGracefully()
     }
 
     @Test("echo counts and hashes the uploaded body")
-    func echo() throws {
+    func echo() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
-        defer { server.shutdown() }
         let body = Array(repeating: UInt8(ascii: "x"), count: 100_000)
         let connection = try RawConnection(port: server.port)
         let response = try connection.send(
@@ -87,12 +93,12 @@ struct TestServerTests {
         #expect(reply.bodyChecksum == FNV1a64.hex(TestServer.checksum(body)))
         #expect(reply.headerValues("host") == ["x"])
         #expect(FNV1a64.hex(TestServer.checksum(Array("hello".utf8))) == "a430d84680aabd0b")
+        await server.shutdownGracefully()
     }
 
     @Test("unknown paths give 404, bad parameters 400")
-    func errors() throws {
+    func errors() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
-        defer { server.shutdown() }
         let connection = try RawConnection(port: server.port)
         #expect(try connection.send("GET /no/such/route HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
         #expect(try connection.send("GET /bytes/-1 HTTP/1.1\r\nHost: x\r\n\r\n").status == 400)
@@ -110,24 +116,25 @@ struct TestServerTests {
         #expect(try connection.send("GET /% HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
         #expect(try connection.send("GET http://example.com/bytes/3?x#y HTTP/1.1\r\nHost: x\r\n\r\n").body.count == 3)
         #expect(try connection.send("GET /drip?bytes=5&chunks=0 HTTP/1.1\r\nHost: x\r\n\r\n").body.count == 5)
+        await server.shutdownGracefully()
     }
 
     @Test("refusedURL refuses at once; blackholeURL leaves the connect hanging")
-    func unreachable() throws {
+    func unreachable() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
-        defer { server.shutdown() }
         #expect(server.refusedURL.host == "127.0.0.1")
-        #expect(try connectOutcome(port: server.refusedURL.port ?? 0, waitMilliseconds: 2_000) == ECONNREFUSED)
-        #expect(try connectOutcome(port: server.blackholeURL.port ?? 0, waitMilliseconds: 300) == ETIMEDOUT)
+        #expect(try await onThreadOfItsOwn { try connectOutcome(port: server.refusedURL.port ?? 0, waitMilliseconds: 2_000) } == ECONNREFUSED)
+        #expect(try await onThreadOfItsOwn { try connectOutcome(port: server.blackholeURL.port ?? 0, waitMilliseconds: 300) } == ETIMEDOUT)
+        await server.shutdownGracefully()
     }
 
     @Test("shutdown is idempotent and frees the port")
-    func shutdown() throws {
+    func shutdown() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
         let port = server.port
-        server.shutdown()
-        server.shutdown()
-        #expect(try connectOutcome(port: port, waitMilliseconds: 2_000) == ECONNREFUSED)
+        await server.shutdownGracefully()
+        await server.shutdownGracefully()
+        #expect(try await onThreadOfItsOwn { try connectOutcome(port: port, waitMilliseconds: 2_000) } == ECONNREFUSED)
     }
 }
 
@@ -248,7 +255,7 @@ private func connectOutcome(port: Int, waitMilliseconds: Int32) throws -> Int32 
 private func listeningSockets() throws -> [(address: String, port: Int)] {
     var sockets: [(String, Int)] = []
     for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        guard let table = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+        guard let table = ProcessInspector.readProcFile(file) else { continue }
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             // State 0A is LISTEN.

@@ -18,7 +18,7 @@ struct DispatchLessons {
         let delegate = ThreadNotingDelegate()
         scheduler.queue.suspend()
         engine.makeTransfer(TransferRequest(url: try server().url(.bytes(10))), delegate: delegate).start()
-        #expect(holdsThroughout(.milliseconds(300)) { !delegate.isDone }, "completed on a suspended queue")
+        #expect(await holdsThroughout(.milliseconds(300)) { !delegate.isDone }, "completed on a suspended queue")
         scheduler.queue.resume()
         #expect(await waitUntil { delegate.isDone })
         await engine.shutdown()
@@ -37,7 +37,9 @@ struct DispatchLessons {
                 if let id = ProcessInspector.currentThreadID() { pooled.withLock { _ = $0.insert(id) } }
             }
         }
-        group.wait()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.notify(queue: DispatchQueue(label: "lesson7.notify")) { continuation.resume() }
+        }
         #expect(pooled.value.count <= 64, "GCD used \(pooled.value.count) threads for 200 blocks")
         // The dispatch backend runs 100 transfers on libdispatch's pooled threads: none of the
         // threads that ran their callbacks is a thread of Curlew's own. (Other suites start

@@ -32,7 +32,7 @@ struct NetworkThreadLessons {
         let delegate = ThreadNotingDelegate()
         engine.makeTransfer(TransferRequest(url: try server().url(.bytes(10))), delegate: delegate).start()
         thread.perform { release.wait() }  // The context is now stopped.
-        #expect(holdsThroughout(.milliseconds(300)) { !delegate.isDone }, "completed while its thread was blocked")
+        #expect(await holdsThroughout(.milliseconds(300)) { !delegate.isDone }, "completed while its thread was blocked")
         release.signal()
         #expect(await waitUntil { delegate.isDone })
         #expect(try delegate.result.value?.get().body?.count == 10)
@@ -44,7 +44,7 @@ struct NetworkThreadLessons {
     /// adding a port (here, one end of a socketpair: `SocketPort()` would listen on 0.0.0.0)
     /// keeps `run` waiting instead.
     @Test("2: a run loop without a source returns at once; a loop spins, a port waits")
-    func keepAliveStyles() throws {
+    func keepAliveStyles() async throws {
         // Without a source: run(mode:before:) returns false immediately, again and again.
         let spins = Locked(0)
         let stopSpinning = Locked(false)
@@ -55,7 +55,7 @@ struct NetworkThreadLessons {
             }
         }
         spinner.start()
-        #expect(waitUntil { spins.value > 10_000 }, "do { run } while (true) without a source spins")
+        #expect(await waitUntil { spins.value > 10_000 }, "do { run } while (true) without a source spins")
         stopSpinning.set(true)
 
         // With a port: run(mode:before:) sleeps until the port has something.
@@ -74,10 +74,10 @@ struct NetworkThreadLessons {
             RunLoop.current.remove(port, forMode: .default)
         }
         portThread.start()
-        #expect(waitUntil { loop.value != nil })
-        #expect(holdsThroughout(.milliseconds(300)) { returns.value == 0 }, "run returned although a port was added")
+        #expect(await waitUntil { loop.value != nil })
+        #expect(await holdsThroughout(.milliseconds(300)) { returns.value == 0 }, "run returned although a port was added")
         if let handle = loop.value { CFRunLoopStop(handle.loop) }
-        #expect(waitUntil { returns.value == 1 })
+        #expect(await waitUntil { returns.value == 1 })
         close(descriptors[1])
     }
 
@@ -116,9 +116,12 @@ struct NetworkThreadLessons {
         engine.makeTransfer(TransferRequest(url: try server().url(.delay(1000))), delegate: waiting).start()
         #expect(await waitUntil { await engine.diagnostics().openSockets >= 1 })
         let before = thread.wakeUpCount
+        let waitStarted = ContinuousClock.now
         #expect(await waitUntil { waiting.isDone })
         let wakeUps = thread.wakeUpCount - before
-        #expect(wakeUps < 30, "the idle network thread woke \(wakeUps) times in one second")
+        let seconds = (ContinuousClock.now - waitStarted) / .seconds(1)
+        // A few wake-ups per second of waiting (curl's once-a-second idle check), never a spin.
+        #expect(Double(wakeUps) <= 20 + 10 * seconds, "the idle network thread woke \(wakeUps) times in \(seconds) s")
         await engine.shutdown()
     }
 
@@ -133,7 +136,7 @@ struct NetworkThreadLessons {
         let unserved = TransferEngine(scheduler: RunLoopScheduler(thread: defaultModeThread, modes: [custom], sockets: .epollSource))
         let stuck = ThreadNotingDelegate()
         unserved.makeTransfer(TransferRequest(url: url), delegate: stuck).start()
-        #expect(holdsThroughout(.milliseconds(500)) { !stuck.isDone }, "served in a mode the thread does not run")
+        #expect(await holdsThroughout(.milliseconds(500)) { !stuck.isDone }, "served in a mode the thread does not run")
 
         let customModeThread = NetworkThread(name: "Lesson5b", runMode: custom)
         let served = TransferEngine(scheduler: RunLoopScheduler(thread: customModeThread, modes: [custom], sockets: .epollSource))

@@ -125,7 +125,7 @@ struct OperationLessons {
         #expect(!done.isCancelled && done.error == nil)
 
         #expect(await waitUntil { runningFinishes.finishes == 1 && racedFinishes.finishes == 1 })
-        #expect(await stillHoldsInLesson(for: .milliseconds(50)) { runningFinishes.finishes == 1 && racedFinishes.finishes == 1 },
+        #expect(await holdsThroughout(.milliseconds(50)) { runningFinishes.finishes == 1 && racedFinishes.finishes == 1 },
                 "a second finish")
         await engine.shutdown()
     }
@@ -244,16 +244,6 @@ struct OperationLessons {
         #expect(onMine.value.inBlock == false, "the completionBlock does not run on your queue")
         #expect(onMine.value.sent == true, "work sent to your queue runs there")
         await engine.shutdown()
-    }
-}
-
-/// A bounded negative check that suspends between polls instead of blocking a cooperative thread.
-func stillHoldsInLesson(for window: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: window)
-    while true {
-        guard condition() else { return false }
-        if ContinuousClock.now >= deadline { return true }
-        try? await Task.sleep(for: .milliseconds(1))
     }
 }
 

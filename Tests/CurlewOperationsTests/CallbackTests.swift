@@ -104,7 +104,7 @@ struct CallbackTests {
                 }
                 // The first delivery is slow: it lasts until the whole body has arrived (the
                 // transfer completes on the network context, which this does not hold up).
-                if first { waitUntil { operation?.response != nil } }
+                if first { blockingWaitUntil { operation?.response != nil } }
                 inside.withLock { $0 -= 1 }
             }
             let probe = OperationProbe(operation)

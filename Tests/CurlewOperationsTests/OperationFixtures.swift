@@ -204,17 +204,6 @@ final class OperationProbe: Sendable {
     }
 }
 
-/// A bounded negative check that suspends between polls (``holdsThroughout(_:_:)`` blocks
-/// one of the few cooperative threads, which on Linux also starves dispatch queues).
-func stillHolds(for window: Duration, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: window)
-    while true {
-        guard await condition() else { return false }
-        if ContinuousClock.now >= deadline { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-}
-
 /// Notification observer tokens.
 ///
 /// Safety: `@unchecked Sendable` because the tokens are immutable and only handed back to

@@ -43,7 +43,7 @@ struct PoolExhaustionTests {
         DispatchQueue(label: "pool-probe", attributes: .concurrent).async { poolProbeRan.set(true) }
 
         for operation in operations { operation.start() }
-        let finished = waitUntil(timeout: .seconds(10)) { operations.allSatisfy(\.isFinished) }
+        let finished = blockingWaitUntil(timeout: .seconds(10)) { operations.allSatisfy(\.isFinished) }
         let exhausted = !poolProbeRan.value
         for _ in 0..<blockers { release.signal() }
 

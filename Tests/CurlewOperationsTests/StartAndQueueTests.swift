@@ -46,7 +46,7 @@ struct StartAndQueueTests {
             let probes = operations.map { OperationProbe($0) }
             for operation in operations { queue.addOperation(operation) }
             #expect(await waitUntil { operations.filter(\.isExecuting).count == 3 })
-            #expect(await stillHolds(for: .milliseconds(100)) {
+            #expect(await holdsThroughout(.milliseconds(100)) {
                 operations.filter(\.isExecuting).count == 3 && operations.allSatisfy { !$0.isFinished }
             })
             gate.release()
@@ -75,7 +75,7 @@ struct StartAndQueueTests {
             for operation in [last, second, first] { queue.addOperation(operation) }
             #expect(await waitUntil { first.isExecuting })
             #expect(!second.isReady)
-            #expect(await stillHolds(for: .milliseconds(100)) { !second.isExecuting && !second.isFinished && sawBoth.value == nil })
+            #expect(await holdsThroughout(.milliseconds(100)) { !second.isExecuting && !second.isFinished && sawBoth.value == nil })
             gate.release()
             for probe in probes { await probe.expectFinishedOnce() }
             #expect(await waitUntil { sawBoth.value != nil })

@@ -105,7 +105,7 @@ struct StateMachineTests {
     }
 
     @Test("every event from every point does what the table says", arguments: possible)
-    func table(_ point: MachinePoint, _ event: MachineEvent) throws {
+    func table(_ point: MachinePoint, _ event: MachineEvent) async throws {
         guard case .transition(let next, let transition) = expected(event, from: point) else { return }
         var machine = point.machine
         let actual = event.apply(to: &machine)

@@ -23,7 +23,7 @@ struct RunLoopSchedulerTests {
     // MARK: The thread
 
     @Test("A network thread starts on first use, exactly once, under its name")
-    func threadStartsLazilyOnceAndNamed() throws {
+    func threadStartsLazilyOnceAndNamed() async throws {
         let name = "curlew.t.lazy"
         let thread = NetworkThread(name: name)
         let scheduler = RunLoopScheduler(thread: thread)
@@ -35,13 +35,11 @@ struct RunLoopSchedulerTests {
         // Eight first uses at once: one thread, started once, runs all eight blocks.
         let ranOn = Locked<[Int32]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            let done = DispatchSemaphore(value: 0)
             scheduler.perform {
                 ranOn.withLock { $0.append(ProcessInspector.currentThreadID() ?? -1) }
-                done.signal()
             }
-            _ = done.wait(timeout: .now() + 10)
         }
+        #expect(await waitUntil { ranOn.value.count == 8 })
         #expect(thread.isStarted)
         let threadID = try #require(thread.threadID)
         #expect(ranOn.value.count == 8)
@@ -51,7 +49,7 @@ struct RunLoopSchedulerTests {
     }
 
     @Test("The kernel keeps the first 15 bytes of the name, cut at a character boundary")
-    func longNamesAreTruncatedForTheKernel() throws {
+    func longNamesAreTruncatedForTheKernel() async throws {
         let thread = NetworkThread(name: "curlew.t.a-name-longer-than-15-bytes")
         thread.start()
         let threadID = try #require(thread.threadID)
@@ -61,15 +59,15 @@ struct RunLoopSchedulerTests {
     }
 
     @Test("Schedulers made with the defaults share NetworkThread.shared")
-    func defaultSchedulersShareTheSharedThread() throws {
+    func defaultSchedulersShareTheSharedThread() async throws {
         let epoll = RunLoopScheduler()
         let cfSocket = RunLoopScheduler(sockets: .cfSocket)
         #expect(epoll.thread === NetworkThread.shared)
         #expect(cfSocket.thread === NetworkThread.shared)
         #expect(NetworkThread.shared.name == "Curlew.network")
 
-        let first = try #require(epoll.runOnContext { ProcessInspector.currentThreadID() ?? -1 })
-        let second = try #require(cfSocket.runOnContext { ProcessInspector.currentThreadID() ?? -1 })
+        let first = try #require(await epoll.runOnContext { ProcessInspector.currentThreadID() ?? -1 })
+        let second = try #require(await cfSocket.runOnContext { ProcessInspector.currentThreadID() ?? -1 })
         #expect(first == second)
         #expect(first == NetworkThread.shared.threadID)
         #expect(ProcessInspector.threadName(first) == "Curlew.network")
@@ -78,7 +76,7 @@ struct RunLoopSchedulerTests {
     }
 
     @Test("The keep-alive port is an eventfd: the loop sleeps, and nothing listens on the network")
-    func keepAliveIsNotANetworkSocket() throws {
+    func keepAliveIsNotANetworkSocket() async throws {
         let thread = NetworkThread(name: "curlew.t.keep")
         thread.start()
         let running = thread.running()
@@ -87,7 +85,7 @@ struct RunLoopSchedulerTests {
 
         // Kept alive, the loop sleeps in its run mode; without a source CFRunLoopRunInMode would
         // return at once and the thread would spin, never waiting.
-        #expect(waitUntil { CFRunLoopIsWaiting(running.runLoop) })
+        #expect(await waitUntil { CFRunLoopIsWaiting(running.runLoop) })
 
         // `SocketPort()` would listen on 0.0.0.0. No socket of this process listens on a wildcard
         // address (test servers bind 127.0.0.1 only; the isolated check below is stricter).
@@ -97,29 +95,25 @@ struct RunLoopSchedulerTests {
     }
 
     @Test("An idle loop sleeps, and wakes up for work")
-    func idleLoopSleepsAndWakesForWork() throws {
+    func idleLoopSleepsAndWakesForWork() async throws {
         let thread = NetworkThread(name: "curlew.t.wake")
         thread.start()
         let loop = thread.running().runLoop
         for _ in 0..<3 {
-            #expect(waitUntil { CFRunLoopIsWaiting(loop) })
+            #expect(await waitUntil { CFRunLoopIsWaiting(loop) })
             let before = thread.wakeUpCount
             // The kCFRunLoopAfterWaiting observer runs before the loop handles the block.
-            let seen = Locked(0)
-            let done = DispatchSemaphore(value: 0)
-            thread.perform(inModes: [.default]) {
-                seen.set(thread.wakeUpCount)
-                done.signal()
+            let seen = await awaitCallback(timeout: .seconds(10)) { report in
+                thread.perform(inModes: [.default]) { report(thread.wakeUpCount) }
             }
-            #expect(done.wait(timeout: .now() + 10) == .success)
-            #expect(seen.value > before)
+            #expect(try #require(seen) > before)
         }
     }
 
     // MARK: Modes
 
     @Test("Work in modes the thread does not run in is not served; a matching run mode serves it")
-    func performsOutsideTheRunModeDoNotRun() throws {
+    func performsOutsideTheRunModeDoNotRun() async throws {
         let privateMode = RunLoop.Mode("curlew.test.private")
         let thread = NetworkThread(name: "curlew.t.mode", runMode: privateMode)
         let excluded = RunLoopScheduler(thread: thread, modes: [.common])  // common = default only
@@ -129,26 +123,27 @@ struct RunLoopSchedulerTests {
         // Queued after it and in the run mode: CF runs the matching blocks of its queue in order in
         // one pass, so once this one ran, the excluded block was passed over, not merely not reached.
         for _ in 0..<2 {
-            let marker = DispatchSemaphore(value: 0)
-            thread.perform(inModes: [privateMode]) { marker.signal() }
-            #expect(marker.wait(timeout: .now() + 10) == .success)
+            let marked = await awaitCallback(timeout: .seconds(10)) { report in
+                thread.perform(inModes: [privateMode]) { report(true) }
+            }
+            #expect(marked == true)
             #expect(!ran.value)
         }
 
         // The same thread serves a scheduler whose modes include its run mode…
         let included = RunLoopScheduler(thread: thread, modes: [privateMode])
-        #expect(included.runOnContext { included.isOnContext } == true)
+        #expect(await included.runOnContext { included.isOnContext } == true)
         // …and a thread running the default mode (one of the common modes) serves `.common` work.
         let defaultThread = NetworkThread(name: "curlew.t.mode2")
         let served = RunLoopScheduler(thread: defaultThread, modes: [.common])
-        #expect(served.runOnContext { served.isOnContext } == true)
+        #expect(await served.runOnContext { served.isOnContext } == true)
         #expect(!ran.value)
     }
 
     // MARK: Callbacks
 
     @Test("Every callback runs on the network thread", arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func callbacksRunOnTheNetworkThread(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+    func callbacksRunOnTheNetworkThread(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
         let thread = NetworkThread(name: "curlew.t.calls")
         let scheduler = RunLoopScheduler(thread: thread, sockets: strategy)
         let threads = Locked<Set<Int32>>([])
@@ -167,22 +162,22 @@ struct RunLoopSchedulerTests {
         defer { pair.closePeer() }
 
         #expect(!scheduler.isOnContext)
-        #expect(scheduler.runOnContext { record(); return scheduler.isOnContext } == true)
-        _ = scheduler.runOnContext {
+        #expect(await scheduler.runOnContext { record(); return scheduler.isOnContext } == true)
+        _ = await scheduler.runOnContext {
             scheduler.setInterest(.read, for: pair.local)
             scheduler.setTimer(.after(milliseconds: 0))
         }
         try pair.sendFromPeer()
-        #expect(waitUntil { probe.counts(for: pair.local).read >= 1 && probe.timerFireCount >= 1 })
+        #expect(await waitUntil { probe.counts(for: pair.local).read >= 1 && probe.timerFireCount >= 1 })
 
         let threadID = try #require(thread.threadID)
         #expect(threads.value == [threadID])
         #expect(probe.callsOffContext == 0)
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test("Schedulers sharing a thread keep their own sockets, timer and handler")
-    func schedulersOnOneThreadAreIndependent() throws {
+    func schedulersOnOneThreadAreIndependent() async throws {
         let thread = NetworkThread(name: "curlew.t.pair")
         let first = RunLoopScheduler(thread: thread, sockets: .epollSource)
         let second = RunLoopScheduler(thread: thread, sockets: .cfSocket)
@@ -197,29 +192,29 @@ struct RunLoopSchedulerTests {
             secondPair.closePeer()
         }
 
-        _ = first.runOnContext {
+        _ = await first.runOnContext {
             first.setInterest(.read, for: firstPair.local)
             first.setTimer(.after(milliseconds: 0))
         }
-        _ = second.runOnContext { second.setInterest(.read, for: secondPair.local) }
+        _ = await second.runOnContext { second.setInterest(.read, for: secondPair.local) }
         try firstPair.sendFromPeer()
         try secondPair.sendFromPeer()
-        #expect(waitUntil { firstProbe.counts(for: firstPair.local).read >= 1 && firstProbe.timerFireCount == 1 })
-        #expect(waitUntil { secondProbe.counts(for: secondPair.local).read >= 1 })
+        #expect(await waitUntil { firstProbe.counts(for: firstPair.local).read >= 1 && firstProbe.timerFireCount == 1 })
+        #expect(await waitUntil { secondProbe.counts(for: secondPair.local).read >= 1 })
 
         #expect(firstProbe.counts(for: secondPair.local).total == 0)
         #expect(secondProbe.counts(for: firstPair.local).total == 0)
         #expect(secondProbe.timerFireCount == 0)
-        #expect(first.runOnContext { first.diagnostics.watchedSockets } == 1)
-        #expect(second.runOnContext { second.diagnostics.watchedSockets } == 1)
-        #expect(first.shutdownAndWait())
-        #expect(second.shutdownAndWait())
+        #expect(await first.runOnContext { first.diagnostics.watchedSockets } == 1)
+        #expect(await second.runOnContext { second.diagnostics.watchedSockets } == 1)
+        #expect(await first.shutdownAndWait())
+        #expect(await second.shutdownAndWait())
     }
 
     // MARK: Socket strategies
 
     @Test("Data left unread is reported again (level-triggered)", arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func unreadDataIsReportedAgain(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+    func unreadDataIsReportedAgain(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
         // CF adds its ports to its epoll set edge-triggered, so the epoll strategy must recheck by
         // itself; CFSocket re-enables its read callback after each callout.
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.level"), sockets: strategy)
@@ -232,17 +227,17 @@ struct RunLoopSchedulerTests {
         let pair = try SocketPair()
         defer { pair.closePeer() }
 
-        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
         try pair.sendFromPeer(count: 3)
-        #expect(waitUntil { bytesRead.value == 3 })
+        #expect(await waitUntil { bytesRead.value == 3 })
         #expect(probe.counts(for: pair.local).read >= 3)
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test(
         "Write readiness is reported while wanted, and not after a disarm",
         arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func writeIsReportedUntilDisarmed(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+    func writeIsReportedUntilDisarmed(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
         // CFSocket disarms its write callback after each event; the scheduler re-enables it.
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.write"), sockets: strategy)
         let pair = try SocketPair()
@@ -258,21 +253,21 @@ struct RunLoopSchedulerTests {
         }
         scheduler.bind(probe)
 
-        _ = scheduler.runOnContext { scheduler.setInterest(.write, for: pair.local) }
-        #expect(waitUntil { writes.value >= 3 })
+        _ = await scheduler.runOnContext { scheduler.setInterest(.write, for: pair.local) }
+        #expect(await waitUntil { writes.value >= 3 })
         // Both strategies disarm synchronously, so no later pass may deliver another write event.
-        for _ in 0..<3 { _ = scheduler.runOnContext {} }
+        for _ in 0..<3 { _ = await scheduler.runOnContext {} }
         #expect(writes.value == 3)
-        let diagnostics = scheduler.runOnContext { scheduler.diagnostics }
+        let diagnostics = await scheduler.runOnContext { scheduler.diagnostics }
         #expect(diagnostics?.watchedSockets == 1, "an empty interest keeps the watch")
         #expect(diagnostics?.armedSockets == 0)
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test(
         "An interest changed to write on a ready socket is reported",
         arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func interestChangedInsideAnEventIsReported(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+    func interestChangedInsideAnEventIsReported(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
         // With epoll, the socket is still queued as ready from the read when its mask changes, so the
         // kernel does not signal the set again: the recheck pass must find it.
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.switch"), sockets: strategy)
@@ -287,17 +282,17 @@ struct RunLoopSchedulerTests {
         let pair = try SocketPair()
         defer { pair.closePeer() }
 
-        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
         try pair.sendFromPeer()
-        #expect(waitUntil { probe.counts(for: pair.local).write >= 1 })
+        #expect(await waitUntil { probe.counts(for: pair.local).write >= 1 })
         #expect(probe.counts(for: pair.local).read == 1, "read was disarmed while the data was still there")
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test(
         "An event fetched for a socket closed meanwhile never reaches its reused number",
         arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func staleEventsDoNotReachAReusedDescriptor(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+    func staleEventsDoNotReachAReusedDescriptor(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.reuse"), sockets: strategy)
         // High numbers: other threads take the lowest free ones, so none can grab `other` between
         // its close and the dup2 below (which would then clobber their descriptor).
@@ -325,48 +320,48 @@ struct RunLoopSchedulerTests {
         scheduler.bind(probe)
 
         // Both become ready before the loop looks: one drain (or one select pass) sees both.
-        _ = scheduler.runOnContext {
+        _ = await scheduler.runOnContext {
             scheduler.setInterest(.read, for: first.local)
             scheduler.setInterest(.read, for: second.local)
             try? first.sendFromPeer()
             try? second.sendFromPeer()
         }
-        #expect(waitUntil { reused.value != nil })
+        #expect(await waitUntil { reused.value != nil })
         let number = try #require(reused.value)
-        for _ in 0..<3 { _ = scheduler.runOnContext {} }
+        for _ in 0..<3 { _ = await scheduler.runOnContext {} }
         // The silent socket under `number` was never readable: any event for it was the old one's.
         #expect(probe.counts(for: number).total == 0)
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test("A parked socket that hangs up leaves the epoll set instead of waking the loop forever")
-    func parkedHangUpLeavesTheEpollSet() throws {
+    func parkedHangUpLeavesTheEpollSet() async throws {
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.park"), sockets: .epollSource)
         let probe = RecordingEventHandler(scheduler: scheduler)
         scheduler.bind(probe)
         let pair = try SocketPair()
 
-        _ = scheduler.runOnContext {
+        _ = await scheduler.runOnContext {
             scheduler.setInterest(.read, for: pair.local)
             scheduler.setInterest([], for: pair.local)  // parked in curl's pool
         }
         pair.closePeer()  // epoll reports EPOLLHUP even for an empty event mask
-        let inSet: @Sendable () -> Bool? = {
-            scheduler.runOnContext { (scheduler.watcher as? EpollSourceWatcher)?.isInEpollSet(pair.local) ?? true }
+        let inSet: @Sendable () async -> Bool? = {
+            await scheduler.runOnContext { (scheduler.watcher as? EpollSourceWatcher)?.isInEpollSet(pair.local) ?? true }
         }
-        #expect(waitUntil { inSet() == false })
+        #expect(await waitUntil { await inSet() == false })
         #expect(probe.counts(for: pair.local).total == 0, "a parked socket reports nothing")
-        #expect(scheduler.runOnContext { scheduler.diagnostics.watchedSockets } == 1)
+        #expect(await scheduler.runOnContext { scheduler.diagnostics.watchedSockets } == 1)
 
         // Armed again, it is back in the set and reports the hang-up.
-        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
-        #expect(inSet() == true)
-        #expect(waitUntil { probe.counts(for: pair.local).total >= 1 })
-        #expect(scheduler.shutdownAndWait())
+        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        #expect(await inSet() == true)
+        #expect(await waitUntil { probe.counts(for: pair.local).total >= 1 })
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test("A stale CFSocket left for a descriptor number is replaced, and the descriptor stays open")
-    func staleCFSocketIsReplaced() throws {
+    func staleCFSocketIsReplaced() async throws {
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.stale"), sockets: .cfSocket)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
         scheduler.bind(probe)
@@ -379,19 +374,19 @@ struct RunLoopSchedulerTests {
         let stale = try #require(
             CFSocketCreateWithNative(
                 kCFAllocatorDefault, pair.local, CFSocketCallBackType.readCallBack.rawValue, nil, nil))
-        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
         #expect(!CFSocketIsValid(stale), "the stale CFSocket was invalidated")
         #expect(ProcSelf.identity(of: pair.local) == identity, "CF did not close the descriptor")
 
         try pair.sendFromPeer()
-        #expect(waitUntil { probe.counts(for: pair.local).read >= 1 })
-        #expect(scheduler.shutdownAndWait())
+        #expect(await waitUntil { probe.counts(for: pair.local).read >= 1 })
+        #expect(await scheduler.shutdownAndWait())
     }
 
     // MARK: Timer and shutdown
 
     @Test("The timer re-armed from its own callout fires again")
-    func timerReArmedInsideItsCalloutFiresAgain() throws {
+    func timerReArmedInsideItsCalloutFiresAgain() async throws {
         // A non-repeating CFRunLoopTimer is invalidated after its first fire, even if re-armed.
         let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.timer"))
         let fires = Locked(0)
@@ -405,17 +400,17 @@ struct RunLoopSchedulerTests {
                 if count < 3 { scheduler.setTimer(.after(milliseconds: count == 1 ? 0 : 2)) }
             })
         scheduler.bind(probe)
-        _ = scheduler.runOnContext { scheduler.setTimer(.after(milliseconds: 1)) }
-        #expect(waitUntil { fires.value == 3 })
-        #expect(scheduler.runOnContext { scheduler.diagnostics.timerArmed } == false)
-        #expect(scheduler.shutdownAndWait())
+        _ = await scheduler.runOnContext { scheduler.setTimer(.after(milliseconds: 1)) }
+        #expect(await waitUntil { fires.value == 3 })
+        #expect(await scheduler.runOnContext { scheduler.diagnostics.timerArmed } == false)
+        #expect(await scheduler.shutdownAndWait())
         #expect(fires.value == 3)
     }
 
     @Test(
         "Shutdown closes every socket still watched and leaves the thread serving others",
         arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func shutdownClosesWhatIsLeft(_ strategy: RunLoopScheduler.SocketStrategy) throws {
+    func shutdownClosesWhatIsLeft(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
         let thread = NetworkThread(name: "curlew.t.down")
         let scheduler = RunLoopScheduler(thread: thread, sockets: strategy)
         weak var weakProbe: RecordingEventHandler?
@@ -431,35 +426,32 @@ struct RunLoopSchedulerTests {
             parked.closePeer()
         }
         let identities = [ProcSelf.identity(of: armed.local), ProcSelf.identity(of: parked.local)]
-        _ = scheduler.runOnContext {
+        _ = await scheduler.runOnContext {
             scheduler.setInterest(.read, for: armed.local)
             scheduler.setInterest([], for: parked.local)
             scheduler.setTimer(.after(milliseconds: 60_000))
         }
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
 
         // Closed: the numbers are free or hold some other file now.
         #expect(ProcSelf.identity(of: armed.local) != identities[0])
         #expect(ProcSelf.identity(of: parked.local) != identities[1])
         #expect(weakProbe == nil, "shutdown released the handler")
         let other = RunLoopScheduler(thread: thread, sockets: strategy)
-        #expect(other.runOnContext { other.isOnContext } == true)
+        #expect(await other.runOnContext { other.isOnContext } == true)
     }
 
     // MARK: Isolated checks
 
     /// Process-wide facts other suites could disturb (they may start CF's socket thread, use
-    /// `.shared`, or listen), checked in a child process that runs only this test.
-    ///
-    /// The parent re-runs this test binary with a filter selecting this test and an environment
-    /// variable that makes it do the checks and print one result line, which the parent asserts on.
+    /// `.shared`, or listen), checked in a child process (an exit test) that runs only these checks
+    /// and prints one result line, which the parent asserts on.
     @Test("Isolated: .shared is lazy, nothing listens, .epollSource starts no CFSocket thread")
-    func isolatedProcessChecks() throws {
-        if ProcessInfo.processInfo.environment[IsolatedCheck.variable] == "1" {
-            print(IsolatedCheck.run())
-            return
+    func isolatedProcessChecks() async throws {
+        let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            print(await IsolatedCheck.run())
         }
-        let result = try IsolatedCheck.runInChildProcess(filter: "isolatedProcessChecks")
+        let result = IsolatedCheck.parse(child?.standardOutputContent ?? [])
         #expect(result["shared-threads-before-use"] == "0", "\(result)")
         #expect(result["shared-threads-after-use"] == "1", "\(result)")
         #expect(result["listening-sockets"] == "0", "\(result)")
@@ -474,7 +466,6 @@ struct RunLoopSchedulerTests {
 
 /// The checks `isolatedProcessChecks` runs in its child process.
 private enum IsolatedCheck {
-    static let variable = "CURLEW_RUNLOOP_ISOLATED_CHECK"
     static let marker = "CURLEW-ISOLATED-RESULT"
     /// CF's socket manager thread, `com.apple.CFSocket.private`, as the kernel would keep it.
     ///
@@ -486,61 +477,51 @@ private enum IsolatedCheck {
     static let cfSocketThreadName = "com.apple.CFSoc"
 
     /// Runs the checks in this (child) process and returns the result line.
-    static func run() -> String {
+    static func run() async -> String {
         var facts: [(String, String)] = []
         func count(_ name: String) -> Int { ProcessInspector.threads().filter { $0.name == name }.count }
         func cfSocketThreads() -> Int {
             count(self.cfSocketThreadName) + max(0, count(NetworkThread.defaultName) - 1)
         }
 
+        // An exit test's child inherits the parent's descriptors that lack close-on-exec, SwiftNIO's
+        // listening sockets among them (the suites' test servers): those are not the network thread's.
+        func listening() -> Set<UInt64> {
+            let ours = ProcSelf.socketInodes()
+            return Set(ProcSelf.listeningSockets().map(\.inode).filter { ours.contains($0) })
+        }
+        let inherited = listening()
         let shared = NetworkThread.shared  // created, not used
         facts.append(("shared-threads-before-use", "\(count(NetworkThread.defaultName))"))
         shared.start()
         facts.append(("shared-threads-after-use", "\(count(NetworkThread.defaultName))"))
+        facts.append(("listening-sockets", "\(listening().subtracting(inherited).count)"))
 
-        let ours = ProcSelf.socketInodes()
-        facts.append(("listening-sockets", "\(ProcSelf.listeningSockets().filter { ours.contains($0.inode) }.count)"))
-
-        facts.append(("epoll-events", self.exercise(.epollSource) ? "1" : "0"))
+        facts.append(("epoll-events", await self.exercise(.epollSource) ? "1" : "0"))
         facts.append(("cfsocket-threads-after-epoll", "\(cfSocketThreads())"))
-        _ = self.exercise(.cfSocket)
+        _ = await self.exercise(.cfSocket)
         facts.append(("cfsocket-threads-after-cfsocket", "\(cfSocketThreads())"))
         return self.marker + " " + facts.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
     }
 
     /// Watches a socket with `strategy` on `.shared` until an event arrives; whether one did.
-    private static func exercise(_ strategy: RunLoopScheduler.SocketStrategy) -> Bool {
+    private static func exercise(_ strategy: RunLoopScheduler.SocketStrategy) async -> Bool {
         let scheduler = RunLoopScheduler(sockets: strategy)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
         scheduler.bind(probe)
         guard let pair = try? SocketPair() else { return false }
         defer { pair.closePeer() }
-        _ = scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
+        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
         guard (try? pair.sendFromPeer()) != nil else { return false }
-        let delivered = waitUntil { probe.counts(for: pair.local).read >= 1 }
-        return scheduler.shutdownAndWait() && delivered
+        let delivered = await waitUntil { probe.counts(for: pair.local).read >= 1 }
+        return await scheduler.shutdownAndWait() && delivered
     }
 
-    /// Re-runs this test binary for the Swift Testing tests matching `filter`, with the checks
-    /// enabled, and returns the key-value pairs of its result line.
-    static func runInChildProcess(filter: String) throws -> [String: String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        var environment = ProcessInfo.processInfo.environment
-        environment[self.variable] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output  // one pipe: reading two in turn could block on a full one
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        // Non-zero if the child's test failed or crashed, or if a sanitizer reported something.
-        #expect(process.terminationStatus == 0, "child process output:\n\(text)")
+    /// The key-value pairs of the result line in the child's output.
+    static func parse(_ output: [UInt8]) -> [String: String] {
+        let text = String(decoding: output, as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(self.marker) }) else {
-            Issue.record("the child process printed no result (status \(process.terminationStatus)):\n\(text)")
+            Issue.record("the child process printed no result:\n\(text)")
             return [:]
         }
         var result: [String: String] = [:]
@@ -588,7 +569,7 @@ private enum ProcSelf {
     static func listeningSockets() -> [Listener] {
         var listeners: [Listener] = []
         for path in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let table = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            guard let table = ProcessInspector.readProcFile(path) else { continue }
             for row in table.split(separator: "\n").dropFirst() {
                 let fields = row.split(separator: " ")
                 guard fields.count > 9, fields[3] == "0A", let inode = UInt64(fields[9]) else { continue }

@@ -32,7 +32,7 @@ struct SchedulerConformanceTests {
     // MARK: perform and the context
 
     @Test("perform runs on the context, in submission order, never inline", arguments: BackendConfiguration.allCases)
-    func performRunsOnContextInOrder(_ backend: BackendConfiguration) throws {
+    func performRunsOnContextInOrder(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let scheduler = harness.scheduler
         #expect(!scheduler.isOnContext)
@@ -47,7 +47,7 @@ struct SchedulerConformanceTests {
                 order.withLock { $0.append(index) }
             }
         }
-        #expect(waitUntil { order.value.count == 500 })
+        #expect(await waitUntil { order.value.count == 500 })
         #expect(order.value == Array(0..<500))
         #expect(offContext.value == 0)
 
@@ -58,45 +58,45 @@ struct SchedulerConformanceTests {
                 scheduler.perform { perThread.withLock { $0[thread, default: []].append(index) } }
             }
         }
-        #expect(waitUntil { perThread.value.values.reduce(0) { $0 + $1.count } == 1000 })
+        #expect(await waitUntil { perThread.value.values.reduce(0) { $0 + $1.count } == 1000 })
         for (thread, indices) in perThread.value {
             #expect(indices == Array(0..<250), "submitter \(thread) saw its blocks out of order")
         }
 
         // From the context itself: the new block cannot run before the current one returns.
         let innerRan = Locked(false)
-        let ranInline = harness.onContext { scheduler -> Bool in
+        let ranInline = await harness.onContext { scheduler -> Bool in
             scheduler.perform { innerRan.set(true) }
             return innerRan.value
         }
         #expect(ranInline == false)
-        #expect(waitUntil { innerRan.value })
+        #expect(await waitUntil { innerRan.value })
 
-        harness.finish()
+        await harness.finish()
     }
 
     // MARK: Socket readiness
 
     @Test("read readiness arrives after the peer writes, and only then", arguments: BackendConfiguration.allCases)
-    func readReadinessAfterPeerWrites(_ backend: BackendConfiguration) throws {
+    func readReadinessAfterPeerWrites(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pair = try SocketPair(localAtOrAbove: descriptorBase)
         defer { pair.closePeer() }
         let local = pair.local
 
-        harness.onContext { $0.setInterest(.read, for: local) }
-        #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local).total == 0 })
+        await harness.onContext { $0.setInterest(.read, for: local) }
+        #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local).total == 0 })
 
         try pair.sendFromPeer()
-        #expect(waitUntil { harness.probe.counts(for: local).read >= 1 })
+        #expect(await waitUntil { harness.probe.counts(for: local).read >= 1 })
         #expect(harness.probe.counts(for: local).write == 0)
 
-        harness.onContext { $0.close(socket: local) }
-        harness.finish()
+        await harness.onContext { $0.close(socket: local) }
+        await harness.finish()
     }
 
     @Test("an empty interest delivers nothing; asking again delivers again", arguments: BackendConfiguration.allCases)
-    func emptyInterestAndRearming(_ backend: BackendConfiguration) throws {
+    func emptyInterestAndRearming(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pair = try SocketPair(localAtOrAbove: descriptorBase)
         defer { pair.closePeer() }
@@ -105,98 +105,98 @@ struct SchedulerConformanceTests {
         // Twice with a negative window, the way curl parks a connection in its pool and reuses it.
         for _ in 0..<2 {
             let before = harness.probe.counts(for: local).read
-            harness.onContext { $0.setInterest(.read, for: local) }
+            await harness.onContext { $0.setInterest(.read, for: local) }
             try pair.sendFromPeer()
-            #expect(waitUntil { harness.probe.counts(for: local).read > before })
+            #expect(await waitUntil { harness.probe.counts(for: local).read > before })
 
-            let parked = harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
+            let parked = await harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
                 scheduler.setInterest([], for: local)
                 return harness.probe.counts(for: local)
             }
             try pair.sendFromPeer()  // readable now, but nobody asked
-            #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local) == parked })
+            #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local) == parked })
         }
         // Then many quick park/reuse cycles.
         for cycle in 0..<100 {
             let before = harness.probe.counts(for: local).read
-            harness.onContext { $0.setInterest(.read, for: local) }
+            await harness.onContext { $0.setInterest(.read, for: local) }
             try pair.sendFromPeer()
-            guard waitUntil({ harness.probe.counts(for: local).read > before }) else {
+            guard await waitUntil({ harness.probe.counts(for: local).read > before }) else {
                 Issue.record("no read event after re-arming, cycle \(cycle)")
                 break
             }
-            harness.onContext { $0.setInterest([], for: local) }
+            await harness.onContext { $0.setInterest([], for: local) }
         }
 
-        harness.onContext { $0.close(socket: local) }
-        harness.finish()
+        await harness.onContext { $0.close(socket: local) }
+        await harness.finish()
     }
 
     @Test(
         "write interest fires on a writable socket and stops when no longer asked for (URLSession's busy spin)",
         arguments: BackendConfiguration.allCases
     )
-    func writeInterestIsDisarmed(_ backend: BackendConfiguration) throws {
+    func writeInterestIsDisarmed(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pair = try SocketPair(localAtOrAbove: descriptorBase)
         defer { pair.closePeer() }
         let local = pair.local
 
         // Connect phase: curl asks for OUT.
-        harness.onContext { $0.setInterest(.write, for: local) }
-        #expect(waitUntil { harness.probe.counts(for: local).write >= 1 })
+        await harness.onContext { $0.setInterest(.write, for: local) }
+        #expect(await waitUntil { harness.probe.counts(for: local).write >= 1 })
 
         // Connected: curl asks for IN only. The socket stays writable; no event may follow.
-        let switched = harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
+        let switched = await harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
             scheduler.setInterest(.read, for: local)
             return harness.probe.counts(for: local)
         }
-        #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local) == switched })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local) == switched })
 
         // The response arrives: a read event, and still no write event.
         try pair.sendFromPeer()
-        #expect(waitUntil { harness.probe.counts(for: local).read > (switched?.read ?? 0) })
+        #expect(await waitUntil { harness.probe.counts(for: local).read > (switched?.read ?? 0) })
         #expect(harness.probe.counts(for: local).write == switched?.write)
 
         // Both directions, then neither.
         let both = harness.probe.counts(for: local)
-        harness.onContext { $0.setInterest([.read, .write], for: local) }
-        #expect(waitUntil { harness.probe.counts(for: local).write > both.write })
+        await harness.onContext { $0.setInterest([.read, .write], for: local) }
+        #expect(await waitUntil { harness.probe.counts(for: local).write > both.write })
         try pair.sendFromPeer()
-        #expect(waitUntil { harness.probe.counts(for: local).read > both.read })
-        let parked = harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
+        #expect(await waitUntil { harness.probe.counts(for: local).read > both.read })
+        let parked = await harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
             scheduler.setInterest([], for: local)
             return harness.probe.counts(for: local)
         }
-        #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local) == parked })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local) == parked })
 
-        harness.onContext { $0.close(socket: local) }
-        harness.finish()
+        await harness.onContext { $0.close(socket: local) }
+        await harness.finish()
     }
 
     @Test("write interest on a full socket waits until there is room", arguments: BackendConfiguration.allCases)
-    func writeReadinessOnlyWhenWritable(_ backend: BackendConfiguration) throws {
+    func writeReadinessOnlyWhenWritable(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pair = try SocketPair(localAtOrAbove: descriptorBase)
         defer { pair.closePeer() }
         let local = pair.local
         #expect(SocketPair.fillSendBuffer(of: local) > 0)
 
-        harness.onContext { $0.setInterest(.write, for: local) }
-        #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local).total == 0 })
+        await harness.onContext { $0.setInterest(.write, for: local) }
+        #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local).total == 0 })
 
         SocketPair.drain(pair.peer)
-        #expect(waitUntil { harness.probe.counts(for: local).write >= 1 })
+        #expect(await waitUntil { harness.probe.counts(for: local).write >= 1 })
 
-        harness.onContext { $0.close(socket: local) }
-        harness.finish()
+        await harness.onContext { $0.close(socket: local) }
+        await harness.finish()
     }
 
     @Test(
         "read interest added to a socket already watched for writing gets read events, and only those",
         arguments: BackendConfiguration.allCases
     )
-    func readAddedAfterWrite(_ backend: BackendConfiguration) throws {
+    func readAddedAfterWrite(_ backend: BackendConfiguration) async throws {
         // libdispatch (Swift 6.3.1) files a read source registered while a write source on the same
         // descriptor is armed as a writer: it never fires for data and fires on writability instead.
         let harness = Harness(backend)
@@ -208,13 +208,13 @@ struct SchedulerConformanceTests {
             let start = harness.probe.counts(for: local)  // the number may have been watched before
 
             // Waiting to send (a request body on a full socket), then also waiting for the response.
-            harness.onContext { $0.setInterest(.write, for: local) }
+            await harness.onContext { $0.setInterest(.write, for: local) }
             if round == 0 {
-                #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local) == start })
+                #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local) == start })
             }
-            harness.onContext { $0.setInterest([.read, .write], for: local) }
+            await harness.onContext { $0.setInterest([.read, .write], for: local) }
             try pair.sendFromPeer()
-            guard waitUntil({ harness.probe.counts(for: local).read > start.read }) else {
+            guard await waitUntil({ harness.probe.counts(for: local).read > start.read }) else {
                 Issue.record("round \(round): no read event with read and write interest")
                 break
             }
@@ -223,8 +223,8 @@ struct SchedulerConformanceTests {
             // The peer reads: writability, and no read event with it.
             let beforeRoom = harness.probe.counts(for: local)
             SocketPair.drain(pair.peer)
-            #expect(waitUntil { harness.probe.counts(for: local).write > beforeRoom.write })
-            let parked = harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
+            #expect(await waitUntil { harness.probe.counts(for: local).write > beforeRoom.write })
+            let parked = await harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
                 scheduler.setInterest(.read, for: local)
                 return harness.probe.counts(for: local)
             }
@@ -232,47 +232,47 @@ struct SchedulerConformanceTests {
 
             // And the read direction still works on its own.
             try pair.sendFromPeer()
-            #expect(waitUntil { harness.probe.counts(for: local).read > beforeRoom.read })
+            #expect(await waitUntil { harness.probe.counts(for: local).read > beforeRoom.read })
 
-            harness.onContext { $0.close(socket: local) }
-            #expect(waitUntil { !ProcessInspector.isOpen(local) })
+            await harness.onContext { $0.close(socket: local) }
+            #expect(await waitUntil { !ProcessInspector.isOpen(local) })
         }
-        harness.finish()
+        await harness.finish()
     }
 
     @Test("every handler call happens on the context", arguments: BackendConfiguration.allCases)
-    func handlerCallsOnContext(_ backend: BackendConfiguration) throws {
+    func handlerCallsOnContext(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pairs = try (0..<4).map { _ in try SocketPair(localAtOrAbove: descriptorBase) }
         defer { pairs.forEach { $0.closePeer() } }
 
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             for (index, pair) in pairs.enumerated() {
                 scheduler.setInterest(index.isMultiple(of: 2) ? .read : [.read, .write], for: pair.local)
             }
             scheduler.setTimer(.after(milliseconds: 0))
         }
         for pair in pairs { try pair.sendFromPeer() }
-        #expect(waitUntil { pairs.allSatisfy { harness.probe.counts(for: $0.local).read >= 1 } })
-        #expect(waitUntil { harness.probe.timerFireCount >= 1 })
-        harness.onContext { scheduler in
+        #expect(await waitUntil { pairs.allSatisfy { harness.probe.counts(for: $0.local).read >= 1 } })
+        #expect(await waitUntil { harness.probe.timerFireCount >= 1 })
+        await harness.onContext { scheduler in
             for pair in pairs { scheduler.setInterest(.read, for: pair.local) }
             scheduler.setTimer(.after(milliseconds: 5))
         }
-        #expect(waitUntil { harness.probe.timerFireCount >= 2 })
+        #expect(await waitUntil { harness.probe.timerFireCount >= 2 })
         #expect(harness.probe.totalSocketEvents >= pairs.count)
         #expect(harness.probe.callsOffContext == 0)
 
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             for pair in pairs { scheduler.close(socket: pair.local) }
         }
-        harness.finish()
+        await harness.finish()
     }
 
     // MARK: Closing
 
     @Test("close(socket:) closes the descriptor and nothing is delivered for it afterwards", arguments: BackendConfiguration.allCases)
-    func closeStopsDeliveryAndCloses(_ backend: BackendConfiguration) throws {
+    func closeStopsDeliveryAndCloses(_ backend: BackendConfiguration) async throws {
         // The probe does not drain: the socket stays readable, so a watch that outlived the close
         // would keep firing.
         let harness = Harness(backend, drainReads: false)
@@ -280,59 +280,59 @@ struct SchedulerConformanceTests {
         defer { pair.closePeer() }
         let local = pair.local
 
-        harness.onContext { $0.setInterest([.read], for: local) }
+        await harness.onContext { $0.setInterest([.read], for: local) }
         try pair.sendFromPeer()
-        #expect(waitUntil { harness.probe.counts(for: local).read >= 1 })
+        #expect(await waitUntil { harness.probe.counts(for: local).read >= 1 })
 
-        let atClose = harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
+        let atClose = await harness.onContext { scheduler -> RecordingEventHandler.SocketCounts in
             scheduler.close(socket: local)
             return harness.probe.counts(for: local)
         }
-        #expect(waitUntil { !ProcessInspector.isOpen(local) })
-        #expect(holdsThroughout(quietWindow) { harness.probe.counts(for: local) == atClose })
-        #expect(waitUntil { harness.diagnostics()?.pendingCloses == 0 })
-        #expect(harness.diagnostics()?.watchedSockets == 0)
+        #expect(await waitUntil { !ProcessInspector.isOpen(local) })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.counts(for: local) == atClose })
+        #expect(await waitUntil { await harness.diagnostics()?.pendingCloses == 0 })
+        #expect(await harness.diagnostics()?.watchedSockets == 0)
 
-        harness.finish()
+        await harness.finish()
     }
 
     @Test("close(socket:) of a parked watch (empty interest) closes the descriptor", arguments: BackendConfiguration.allCases)
-    func closeOfParkedWatch(_ backend: BackendConfiguration) throws {
+    func closeOfParkedWatch(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pair = try SocketPair(localAtOrAbove: descriptorBase)
         defer { pair.closePeer() }
         let local = pair.local
 
-        harness.onContext { $0.setInterest([.read, .write], for: local) }
-        #expect(waitUntil { harness.probe.counts(for: local).write >= 1 })
-        harness.onContext { $0.setInterest([], for: local) }
+        await harness.onContext { $0.setInterest([.read, .write], for: local) }
+        #expect(await waitUntil { harness.probe.counts(for: local).write >= 1 })
+        await harness.onContext { $0.setInterest([], for: local) }
         try pair.sendFromPeer()  // pending readiness on a parked watch
-        harness.onContext { $0.close(socket: local) }
-        #expect(waitUntil { !ProcessInspector.isOpen(local) })
-        #expect(waitUntil { harness.diagnostics() == SchedulerDiagnostics() })
+        await harness.onContext { $0.close(socket: local) }
+        #expect(await waitUntil { !ProcessInspector.isOpen(local) })
+        #expect(await waitUntil { await harness.diagnostics() == SchedulerDiagnostics() })
 
-        harness.finish()
+        await harness.finish()
     }
 
     @Test("a descriptor that was never watched is closed at once", arguments: BackendConfiguration.allCases)
-    func closeOfUnwatchedDescriptor(_ backend: BackendConfiguration) throws {
+    func closeOfUnwatchedDescriptor(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pair = try SocketPair(localAtOrAbove: descriptorBase)
         defer { pair.closePeer() }
         let local = pair.local
 
-        let openAfterClose = harness.onContext { scheduler -> Bool in
+        let openAfterClose = await harness.onContext { scheduler -> Bool in
             scheduler.close(socket: local)
             return ProcessInspector.isOpen(local)
         }
         #expect(openAfterClose == false)
-        #expect(harness.diagnostics() == SchedulerDiagnostics())
+        #expect(await harness.diagnostics() == SchedulerDiagnostics())
 
-        harness.finish()
+        await harness.finish()
     }
 
     @Test("a reused descriptor number is watched like a new one (200 times)", arguments: BackendConfiguration.allCases)
-    func descriptorNumberReuse(_ backend: BackendConfiguration) throws {
+    func descriptorNumberReuse(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         var previous: Int32?
         var reused = 0
@@ -348,15 +348,15 @@ struct SchedulerConformanceTests {
 
             if iteration.isMultiple(of: 2) {
                 // curl's pattern: OUT while connecting, then IN (two sources to cancel at close).
-                harness.onContext { $0.setInterest(.write, for: local) }
-                guard waitUntil({ harness.probe.counts(for: local).write > before.write }) else {
+                await harness.onContext { $0.setInterest(.write, for: local) }
+                guard await waitUntil({ harness.probe.counts(for: local).write > before.write }) else {
                     Issue.record("iteration \(iteration): no write event on descriptor \(local)")
                     break
                 }
             }
-            harness.onContext { $0.setInterest(.read, for: local) }
+            await harness.onContext { $0.setInterest(.read, for: local) }
             try pair.sendFromPeer()
-            guard waitUntil({ harness.probe.counts(for: local).read > before.read }) else {
+            guard await waitUntil({ harness.probe.counts(for: local).read > before.read }) else {
                 Issue.record("iteration \(iteration): no read event on descriptor \(local)")
                 break
             }
@@ -364,98 +364,98 @@ struct SchedulerConformanceTests {
 
             // The next pair is created as soon as the number is free: a scheduler that closed the
             // descriptor before libdispatch let go of it would lose the next watch's events.
-            harness.onContext { $0.close(socket: local) }
-            guard waitUntil({ !ProcessInspector.isOpen(local) }) else {
+            await harness.onContext { $0.close(socket: local) }
+            guard await waitUntil({ !ProcessInspector.isOpen(local) }) else {
                 Issue.record("iteration \(iteration): descriptor \(local) was not closed")
                 break
             }
         }
         #expect(delivered == 200)
         #expect(reused == 199, "the kernel should hand out the same number again")
-        #expect(waitUntil { harness.diagnostics()?.pendingCloses == 0 })
+        #expect(await waitUntil { await harness.diagnostics()?.pendingCloses == 0 })
 
-        harness.finish()
+        await harness.finish()
     }
 
     // MARK: Timer
 
     @Test(".after(0) fires once, never inside setTimer", arguments: BackendConfiguration.allCases)
-    func timerAfterZero(_ backend: BackendConfiguration) throws {
+    func timerAfterZero(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let firesInsideCall = harness.onContext { scheduler -> Int in
+        let firesInsideCall = await harness.onContext { scheduler -> Int in
             scheduler.setTimer(.after(milliseconds: 0))
             return harness.probe.timerFireCount
         }
         #expect(firesInsideCall == 0)
-        #expect(waitUntil { harness.probe.timerFireCount == 1 })
-        #expect(holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
-        #expect(harness.diagnostics()?.timerArmed == false)
-        harness.finish()
+        #expect(await waitUntil { harness.probe.timerFireCount == 1 })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
+        #expect(await harness.diagnostics()?.timerArmed == false)
+        await harness.finish()
     }
 
     @Test(".after(n) fires once, not early", arguments: BackendConfiguration.allCases)
-    func timerAfterDelay(_ backend: BackendConfiguration) throws {
+    func timerAfterDelay(_ backend: BackendConfiguration) async throws {
         let fireTimes = Locked<[ContinuousClock.Instant]>([])
         let harness = Harness(backend) { _ in fireTimes.withLock { $0.append(.now) } }
-        let armedAt = harness.onContext { scheduler -> ContinuousClock.Instant in
+        let armedAt = await harness.onContext { scheduler -> ContinuousClock.Instant in
             let now = ContinuousClock.now
             scheduler.setTimer(.after(milliseconds: 50))
             return now
         }
-        #expect(harness.diagnostics()?.timerArmed == true || harness.probe.timerFireCount == 1)
-        #expect(waitUntil { harness.probe.timerFireCount == 1 })
-        #expect(holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
+        #expect(await harness.diagnostics()?.timerArmed == true || harness.probe.timerFireCount == 1)
+        #expect(await waitUntil { harness.probe.timerFireCount == 1 })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
         if let armedAt, let firedAt = fireTimes.value.first {
             // A few milliseconds of slack for clock granularity; a correct timer is never early.
             #expect(armedAt.duration(to: firedAt) >= .milliseconds(45))
         }
-        #expect(harness.diagnostics()?.timerArmed == false)
-        harness.finish()
+        #expect(await harness.diagnostics()?.timerArmed == false)
+        await harness.finish()
     }
 
     @Test("a new timer request replaces the previous one", arguments: BackendConfiguration.allCases)
-    func timerRearmReplaces(_ backend: BackendConfiguration) throws {
+    func timerRearmReplaces(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
 
         // Shortened: an hour, then 20 ms. Only the second can fire within the wait.
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             scheduler.setTimer(.after(milliseconds: 3_600_000))
             scheduler.setTimer(.after(milliseconds: 20))
         }
-        #expect(waitUntil { harness.probe.timerFireCount == 1 })
-        #expect(holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
+        #expect(await waitUntil { harness.probe.timerFireCount == 1 })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
 
         // Lengthened: 20 ms, then an hour. Nothing fires.
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             scheduler.setTimer(.after(milliseconds: 20))
             scheduler.setTimer(.after(milliseconds: 3_600_000))
         }
-        #expect(holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
-        #expect(harness.diagnostics()?.timerArmed == true)
+        #expect(await holdsThroughout(quietWindow) { harness.probe.timerFireCount == 1 })
+        #expect(await harness.diagnostics()?.timerArmed == true)
 
-        harness.onContext { $0.setTimer(.disarm) }
-        #expect(harness.diagnostics()?.timerArmed == false)
-        harness.finish()
+        await harness.onContext { $0.setTimer(.disarm) }
+        #expect(await harness.diagnostics()?.timerArmed == false)
+        await harness.finish()
     }
 
     @Test(".disarm prevents a pending fire", arguments: BackendConfiguration.allCases)
-    func timerDisarm(_ backend: BackendConfiguration) throws {
+    func timerDisarm(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             scheduler.setTimer(.after(milliseconds: 30))
             scheduler.setTimer(.disarm)
         }
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             scheduler.setTimer(.after(milliseconds: 0))
             scheduler.setTimer(.disarm)
         }
-        #expect(holdsThroughout(quietWindow) { harness.probe.timerFireCount == 0 })
-        #expect(harness.diagnostics()?.timerArmed == false)
-        harness.finish()
+        #expect(await holdsThroughout(quietWindow) { harness.probe.timerFireCount == 0 })
+        #expect(await harness.diagnostics()?.timerArmed == false)
+        await harness.finish()
     }
 
     @Test("the one timer can be re-armed again and again, also from its own fire", arguments: BackendConfiguration.allCases)
-    func timerRearmedRepeatedly(_ backend: BackendConfiguration) throws {
+    func timerRearmedRepeatedly(_ backend: BackendConfiguration) async throws {
         // curl re-arms the timer from inside the socket action that the fire triggers.
         let selfRearms = Locked(0)
         let harness = Harness(backend) { scheduler in
@@ -468,8 +468,8 @@ struct SchedulerConformanceTests {
         }
         // Re-armed from outside, once per fire.
         for round in 1...20 {
-            harness.onContext { $0.setTimer(.after(milliseconds: round % 3)) }
-            guard waitUntil({ harness.probe.timerFireCount == round }) else {
+            await harness.onContext { $0.setTimer(.after(milliseconds: round % 3)) }
+            guard await waitUntil({ harness.probe.timerFireCount == round }) else {
                 Issue.record("the timer did not fire in round \(round)")
                 break
             }
@@ -478,25 +478,25 @@ struct SchedulerConformanceTests {
 
         // Re-armed from its own fire: one kick, then 19 re-arms inside the handler.
         selfRearms.set(19)
-        harness.onContext { $0.setTimer(.after(milliseconds: 0)) }
-        #expect(waitUntil { harness.probe.timerFireCount == 40 })
-        #expect(holdsThroughout(quietWindow) { harness.probe.timerFireCount == 40 })
-        #expect(harness.diagnostics()?.timerArmed == false)
-        harness.finish()
+        await harness.onContext { $0.setTimer(.after(milliseconds: 0)) }
+        #expect(await waitUntil { harness.probe.timerFireCount == 40 })
+        #expect(await holdsThroughout(quietWindow) { harness.probe.timerFireCount == 40 })
+        #expect(await harness.diagnostics()?.timerArmed == false)
+        await harness.finish()
     }
 
     // MARK: Diagnostics and shutdown
 
     @Test("diagnostics count watches, armed sockets, pending closes and the timer", arguments: BackendConfiguration.allCases)
-    func diagnosticsCounts(_ backend: BackendConfiguration) throws {
+    func diagnosticsCounts(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
         let pairs = try (0..<3).map { _ in try SocketPair(localAtOrAbove: descriptorBase) }
         defer { pairs.forEach { $0.closePeer() } }
         let (first, second, third) = (pairs[0].local, pairs[1].local, pairs[2].local)
         SocketPair.fillSendBuffer(of: third)  // so write interest on it stays quiet
 
-        #expect(harness.diagnostics() == SchedulerDiagnostics())
-        let watching = harness.onContext { scheduler -> SchedulerDiagnostics in
+        #expect(await harness.diagnostics() == SchedulerDiagnostics())
+        let watching = await harness.onContext { scheduler -> SchedulerDiagnostics in
             scheduler.setInterest(.read, for: first)
             scheduler.setInterest([], for: second)
             scheduler.setInterest(.write, for: third)
@@ -505,7 +505,7 @@ struct SchedulerConformanceTests {
         }
         #expect(watching == SchedulerDiagnostics(watchedSockets: 3, armedSockets: 2, pendingCloses: 0, timerArmed: true))
 
-        let swapped = harness.onContext { scheduler -> SchedulerDiagnostics in
+        let swapped = await harness.onContext { scheduler -> SchedulerDiagnostics in
             scheduler.setInterest([], for: first)
             scheduler.setInterest([.read, .write], for: second)
             scheduler.setInterest([], for: second)
@@ -515,35 +515,35 @@ struct SchedulerConformanceTests {
         }
         #expect(swapped == SchedulerDiagnostics(watchedSockets: 3, armedSockets: 2, pendingCloses: 0, timerArmed: false))
 
-        let closing = harness.onContext { scheduler -> SchedulerDiagnostics in
+        let closing = await harness.onContext { scheduler -> SchedulerDiagnostics in
             scheduler.close(socket: first)
             return scheduler.diagnostics
         }
         #expect(closing?.watchedSockets == 2)
         #expect(closing?.armedSockets == 2)
         #expect((closing?.pendingCloses ?? -1) <= 1, "one close requested: at most one pending")
-        #expect(waitUntil { harness.diagnostics()?.pendingCloses == 0 })
+        #expect(await waitUntil { await harness.diagnostics()?.pendingCloses == 0 })
         #expect(!ProcessInspector.isOpen(first))
 
-        harness.onContext { scheduler in
+        await harness.onContext { scheduler in
             scheduler.close(socket: second)
             scheduler.close(socket: third)
         }
-        #expect(waitUntil { harness.diagnostics() == SchedulerDiagnostics() })
+        #expect(await waitUntil { await harness.diagnostics() == SchedulerDiagnostics() })
         #expect(!ProcessInspector.isOpen(second))
         #expect(!ProcessInspector.isOpen(third))
-        harness.finish()
+        await harness.finish()
     }
 
     @Test("shutdown closes what is still watched, releases the handler, then completes", arguments: BackendConfiguration.allCases)
-    func shutdownReleasesEverything(_ backend: BackendConfiguration) throws {
+    func shutdownReleasesEverything(_ backend: BackendConfiguration) async throws {
         let scheduler = backend.makeScheduler()
         let probe = WeakProbe(bindingTo: scheduler)
         let pairs = try (0..<4).map { _ in try SocketPair(localAtOrAbove: descriptorBase) }
         defer { pairs.forEach { $0.closePeer() } }
         let locals = pairs.map(\.local)
 
-        let watched = scheduler.runOnContext { () -> SchedulerDiagnostics in
+        let watched = await scheduler.runOnContext { () -> SchedulerDiagnostics in
             scheduler.setInterest(.read, for: locals[0])                // armed
             scheduler.setInterest([.read, .write], for: locals[1])      // armed, then parked
             scheduler.setInterest([], for: locals[1])
@@ -556,7 +556,7 @@ struct SchedulerConformanceTests {
         try pairs[0].sendFromPeer()
         try pairs[1].sendFromPeer()
 
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
         for local in locals {
             #expect(!ProcessInspector.isOpen(local), "descriptor \(local) still open after shutdown")
         }
@@ -571,41 +571,41 @@ struct DispatchSchedulerSpecificTests {
     private let base = dispatchOnlyDescriptorBase
 
     @Test("name and context with a target queue")
-    func contextWithTargetQueue() {
+    func contextWithTargetQueue() async {
         let target = DispatchQueue(label: "curlew.tests.target")
         let scheduler = DispatchScheduler(label: "curlew.tests.targeting", target: target)
         #expect(scheduler.name == "dispatch")
-        #expect(scheduler.runOnContext { scheduler.isOnContext } == true)
+        #expect(await scheduler.runOnContext { scheduler.isOnContext } == true)
         #expect(!target.sync { scheduler.isOnContext })
         #expect(!scheduler.isOnContext)
-        #expect(scheduler.shutdownAndWait())
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test("a suspended queue performs nothing and delivers nothing until resumed")
-    func suspendedQueueStopsTheContext() throws {
+    func suspendedQueueStopsTheContext() async throws {
         let scheduler = DispatchScheduler()
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
         scheduler.bind(probe)
         let pair = try SocketPair(localAtOrAbove: self.base)
         defer { pair.closePeer() }
         let local = pair.local
-        #expect(scheduler.runOnContext { scheduler.setInterest(.read, for: local) } != nil)
+        #expect(await scheduler.runOnContext { scheduler.setInterest(.read, for: local) } != nil)
 
         scheduler.queue.suspend()
         let performed = Locked(false)
         scheduler.perform { performed.set(true) }
         try pair.sendFromPeer()
-        let stayedStopped = holdsThroughout(quietWindow) { !performed.value && probe.totalSocketEvents == 0 }
+        let stayedStopped = await holdsThroughout(quietWindow) { !performed.value && probe.totalSocketEvents == 0 }
         scheduler.queue.resume()
         #expect(stayedStopped)
-        #expect(waitUntil { performed.value && probe.counts(for: local).read >= 1 })
+        #expect(await waitUntil { performed.value && probe.counts(for: local).read >= 1 })
 
-        _ = scheduler.runOnContext { scheduler.close(socket: local) }
-        #expect(scheduler.shutdownAndWait())
+        _ = await scheduler.runOnContext { scheduler.close(socket: local) }
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test("a disarmed direction is suspended, not just filtered")
-    func disarmSuspendsTheSource() throws {
+    func disarmSuspendsTheSource() async throws {
         let scheduler = DispatchScheduler()
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
         scheduler.bind(probe)
@@ -614,58 +614,58 @@ struct DispatchSchedulerSpecificTests {
         let local = pair.local
 
         // Writable socket, write interest: events flow.
-        _ = scheduler.runOnContext { scheduler.setInterest([.read, .write], for: local) }
-        #expect(waitUntil { probe.counts(for: local).write >= 1 })
+        _ = await scheduler.runOnContext { scheduler.setInterest([.read, .write], for: local) }
+        #expect(await waitUntil { probe.counts(for: local).write >= 1 })
         // Read only on a writable socket: the write source itself must stop, not only its events.
-        let dropped = scheduler.runOnContext { () -> Int in
+        let dropped = await scheduler.runOnContext { () -> Int in
             scheduler.setInterest(.read, for: local)
             return scheduler.droppedEventCount
         }
-        #expect(holdsThroughout(quietWindow) {
-            (scheduler.runOnContext { scheduler.droppedEventCount } ?? .max) <= (dropped ?? 0) + 1
+        #expect(await holdsThroughout(quietWindow) {
+            (await scheduler.runOnContext { scheduler.droppedEventCount } ?? .max) <= (dropped ?? 0) + 1
         })
         // Parked, then readable: the read source must stay quiet too.
-        _ = scheduler.runOnContext { scheduler.setInterest([], for: local) }
+        _ = await scheduler.runOnContext { scheduler.setInterest([], for: local) }
         try pair.sendFromPeer()
-        #expect(holdsThroughout(quietWindow) {
-            (scheduler.runOnContext { scheduler.droppedEventCount } ?? .max) <= (dropped ?? 0) + 2
+        #expect(await holdsThroughout(quietWindow) {
+            (await scheduler.runOnContext { scheduler.droppedEventCount } ?? .max) <= (dropped ?? 0) + 2
         })
 
-        _ = scheduler.runOnContext { scheduler.close(socket: local) }
-        #expect(scheduler.shutdownAndWait())
+        _ = await scheduler.runOnContext { scheduler.close(socket: local) }
+        #expect(await scheduler.shutdownAndWait())
     }
 
     @Test("the scheduler is freed after shutdown")
-    func schedulerFreedAfterShutdown() throws {
+    func schedulerFreedAfterShutdown() async throws {
         let pair = try SocketPair(localAtOrAbove: self.base)
         defer { pair.closePeer() }
-        let released = try Self.runAndDrop(shutdown: true, watching: pair.local)
-        #expect(waitUntil { released.isReleased })
+        let released = try await Self.runAndDrop(shutdown: true, watching: pair.local)
+        #expect(await waitUntil { released.isReleased })
         #expect(!ProcessInspector.isOpen(pair.local))
     }
 
     @Test("a scheduler dropped without shutdown still closes its descriptors")
-    func droppedWithoutShutdown() throws {
+    func droppedWithoutShutdown() async throws {
         let pair = try SocketPair(localAtOrAbove: self.base)
         defer { pair.closePeer() }
-        let released = try Self.runAndDrop(shutdown: false, watching: pair.local)
-        #expect(waitUntil { released.isReleased })
-        #expect(waitUntil { !ProcessInspector.isOpen(pair.local) })
+        let released = try await Self.runAndDrop(shutdown: false, watching: pair.local)
+        #expect(await waitUntil { released.isReleased })
+        #expect(await waitUntil { !ProcessInspector.isOpen(pair.local) })
     }
 
     /// Creates a scheduler that watches `socket` (armed for reading, and parked for writing),
     /// optionally shuts it down, and drops it; returns a weak reference to it.
-    private static func runAndDrop(shutdown: Bool, watching socket: Int32) throws -> WeakReference<DispatchScheduler> {
+    private static func runAndDrop(shutdown: Bool, watching socket: Int32) async throws -> WeakReference<DispatchScheduler> {
         let scheduler = DispatchScheduler()
         let probe = RecordingEventHandler(scheduler: scheduler)
         scheduler.bind(probe)
-        _ = scheduler.runOnContext {
+        _ = await scheduler.runOnContext {
             scheduler.setInterest([.read, .write], for: socket)
             scheduler.setInterest(.read, for: socket)
             scheduler.setTimer(.after(milliseconds: 3_600_000))
         }
         if shutdown {
-            #expect(scheduler.shutdownAndWait())
+            #expect(await scheduler.shutdownAndWait())
         }
         return WeakReference(scheduler)
     }
@@ -707,9 +707,9 @@ private struct Harness: Sendable {
     func onContext<Result: Sendable>(
         sourceLocation: SourceLocation = #_sourceLocation,
         _ body: @escaping @Sendable (any TransferScheduler) -> Result
-    ) -> Result? {
+    ) async -> Result? {
         let scheduler = self.scheduler
-        let result = scheduler.runOnContext { body(scheduler) }
+        let result = await scheduler.runOnContext { body(scheduler) }
         if result == nil {
             Issue.record("the context did not run the work within \(defaultTestTimeout)", sourceLocation: sourceLocation)
         }
@@ -717,14 +717,14 @@ private struct Harness: Sendable {
     }
 
     /// The scheduler's diagnostics, read on the context.
-    func diagnostics() -> SchedulerDiagnostics? {
-        self.scheduler.runOnContext { [scheduler] in scheduler.diagnostics }
+    func diagnostics() async -> SchedulerDiagnostics? {
+        await self.scheduler.runOnContext { [scheduler] in scheduler.diagnostics }
     }
 
     /// Shuts the scheduler down and checks what every test must leave behind.
-    func finish(sourceLocation: SourceLocation = #_sourceLocation) {
+    func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
         #expect(self.probe.callsOffContext == 0, "handler called off the context", sourceLocation: sourceLocation)
-        #expect(self.scheduler.shutdownAndWait(), "shutdown did not complete", sourceLocation: sourceLocation)
+        #expect(await self.scheduler.shutdownAndWait(), "shutdown did not complete", sourceLocation: sourceLocation)
     }
 }
 
