@@ -56,6 +56,11 @@ public struct RequestSerializationError: Error, Sendable, Hashable, CustomString
         if let error = error as? RequestSerializationError {
             self = error
         } else if case EncodingError.invalidValue(_, let context) = error {
+            // Property-list encoding wraps the real failure, with its path, in a top-level one.
+            if context.codingPath.isEmpty, let underlying = context.underlyingError, underlying is EncodingError {
+                self.init(encoding: underlying)
+                return
+            }
             self.init(.invalidParameters, context.debugDescription, codingPath: context.codingPath.map(\.stringValue))
         } else {
             self.init(.invalidParameters, "The parameters could not be encoded: \(error)")

@@ -63,7 +63,18 @@ public struct URLEncodedFormEncoder: Sendable, Hashable {
     ///   when the top level is not keyed, a number is not finite, nesting is too deep, or encoding
     ///   the value threw.
     public func encode(_ parameters: some Encodable) throws(RequestSerializationError) -> String {
-        try self.pairs(parameters).map { pair in
+        Self.text(of: try self.pairs(parameters))
+    }
+
+    /// The form text for literal parameters: `["q": "swift", "page": 2]`.
+    ///
+    /// - Throws: As ``encode(_:)-(some Encodable)``.
+    public func encode(_ parameters: Parameters) throws(RequestSerializationError) -> String {
+        Self.text(of: try self.pairs(parameters))
+    }
+
+    private static func text(of pairs: [(name: String, value: String?)]) -> String {
+        pairs.map { pair in
             let name = FormPercentEncoding.encode(pair.name)
             guard let value = pair.value else { return name }
             return name + "=" + FormPercentEncoding.encode(value)

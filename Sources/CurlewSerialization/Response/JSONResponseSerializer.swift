@@ -24,10 +24,12 @@ import HTTPTypes
 /// }
 /// ```
 ///
+/// The body is parsed by Foundation's `JSONDecoder` (not `JSONSerialization`, which on Linux
+/// rounds some numbers wrongly: `1.0000000000000002e-06` came back as `1.0000000000000004e-06`).
 /// Nesting deeper than 512 arrays or objects fails with
-/// ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``: that is
-/// `JSONSerialization`'s own limit on Linux (measured in `Docs/Serialization.md`), so no input can
-/// exhaust the stack. Numbers beyond `Double`'s range (`1e400`) fail the same way.
+/// ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``: that is the
+/// parser's own limit on Linux (measured in `Docs/Serialization.md`), so no input can exhaust the
+/// stack. Numbers beyond `Double`'s range (`1e400`) fail the same way.
 public struct JSONResponseSerializer: ValidatingResponseSerializer, Hashable {
     public var acceptableStatusCodes = IndexSet(integersIn: 200..<300)
     public var acceptableContentTypes: Set<String>? = ["application/json", "text/json", "text/javascript"]
@@ -64,7 +66,7 @@ public struct JSONResponseSerializer: ValidatingResponseSerializer, Hashable {
             }
             let value: JSONValue
             do {
-                value = JSONValue(foundation: try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]))
+                value = try JSONDecoder().decode(JSONValue.self, from: body)
             } catch {
                 throw ResponseSerializationError(.decodingFailed(underlying: error, codingPath: []),
                                                  response: response, body: body, url: url)

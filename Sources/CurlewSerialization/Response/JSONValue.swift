@@ -2,9 +2,10 @@ import Foundation
 
 /// A JSON document as a `Sendable` value: what ``JSONResponseSerializer`` returns.
 ///
-/// It is Foundation's `JSONSerialization` result made safe to hand across threads: objects,
-/// arrays, strings, numbers (an ``integer(_:)`` when the text had no fraction or exponent and fits
-/// `Int`, a ``double(_:)`` otherwise), Booleans and null. Subscripts walk into it without casts:
+/// Objects, arrays, strings, numbers (an ``integer(_:)`` when the value is integral and fits
+/// `Int` — `2`, `2.0` and `2e0` alike — a ``double(_:)`` otherwise), Booleans and null, as a value
+/// safe to hand across threads (Foundation's `JSONSerialization` result, `Any`, is not).
+/// Subscripts walk into it without casts:
 ///
 /// ```swift
 /// let json = try await operation.responseValue(as: JSONValue.self)
@@ -20,7 +21,7 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     /// A string.
     case string(String)
-    /// A number written without fraction or exponent that fits `Int`.
+    /// A number with an integral value that fits `Int`.
     case integer(Int)
     /// Any other number.
     case double(Double)
@@ -94,7 +95,12 @@ public enum JSONValue: Sendable, Hashable {
     public func removingNullMembers() -> JSONValue {
         switch self {
         case .object(let members):
-            return .object(members.compactMapValues { $0 == .null ? nil : $0.removingNullMembers() })
+            // Not a ternary with `nil`: JSONValue is ExpressibleByNilLiteral, so `nil` there would be `.null`.
+            var kept: [String: JSONValue] = [:]
+            for (key, member) in members where member != .null {
+                kept[key] = member.removingNullMembers()
+            }
+            return .object(kept)
         case .array(let elements):
             return .array(elements.map { $0.removingNullMembers() })
         default:
@@ -154,55 +160,6 @@ extension JSONValue: Codable {
         case .double(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
-        }
-    }
-}
-
-// MARK: From Foundation
-
-extension JSONValue {
-    /// Converts what `JSONSerialization` returns. Its nesting is bounded by `JSONSerialization`'s
-    /// own limit (512 levels on Linux), so the recursion is too. `JSONSerialization` makes no
-    /// other types than these; anything else would be `null`.
-    init(foundation object: Any) {
-        switch object {
-        case let string as String:
-            self = .string(string)
-        case let number as NSNumber:
-            self = Self(number: number)
-        case let array as [Any]:
-            var elements: [JSONValue] = []
-            elements.reserveCapacity(array.count)
-            for element in array {
-                elements.append(JSONValue(foundation: element))
-            }
-            self = .array(elements)
-        case let dictionary as [String: Any]:
-            var members: [String: JSONValue] = [:]
-            members.reserveCapacity(dictionary.count)
-            for (key, element) in dictionary {
-                members[key] = JSONValue(foundation: element)
-            }
-            self = .object(members)
-        default:
-            self = .null
-        }
-    }
-
-    /// `JSONSerialization` makes Booleans with the C type `c` (`char`), integers with an integer
-    /// type, and numbers with a fraction, an exponent or too many digits with `d`.
-    private init(number: NSNumber) {
-        switch UInt8(bitPattern: number.objCType.pointee) {
-        case UInt8(ascii: "c"), UInt8(ascii: "B"):
-            self = .bool(number.boolValue)
-        case UInt8(ascii: "d"), UInt8(ascii: "f"):
-            self = .double(number.doubleValue)
-        default:
-            if let value = Int(exactly: number.int64Value), number.int64Value.description == number.stringValue {
-                self = .integer(value)
-            } else {
-                self = .double(number.doubleValue)
-            }
         }
     }
 }
