@@ -17,7 +17,14 @@ import Glibc
 /// the body as it streams, without checksums so that a debug build receives 1 GiB in seconds), warms
 /// up with a 1 MiB upload, resets the kernel's peak (`/proc/self/clear_refs`), uploads the whole
 /// file and compares the peak with the resident size before. What it measured is printed.
-@Suite("Multipart: a 1 GiB file uploads with flat memory")
+///
+/// Not part of the default run: the three uploads keep both cores of a CI machine busy for about
+/// 12 s, which made an unrelated timing-bound test of the default suite fail (a 10 s server delay
+/// elapsed before a cancellation got through). Run it alone, as `.ci/run` does:
+/// `CURLEW_MEMORY_TESTS=1 swift test --filter MultipartMemoryTests`.
+@Suite("Multipart: a 1 GiB file uploads with flat memory",
+       .enabled(if: ProcessInfo.processInfo.environment["CURLEW_MEMORY_TESTS"] == "1",
+                "uses both cores for about 12 s; run alone with CURLEW_MEMORY_TESTS=1"))
 struct MultipartMemoryTests {
     static let fileSize: Int64 = 1 << 30
     static let allowedGrowth: Int64 = 32 << 20
