@@ -150,7 +150,7 @@ struct RequestSerializerTests {
         original.head.headerFields[.accept] = "text/plain"
         original.head.headerFields[.contentType] = "application/vnd.curlew+json"
         original.options.timeout = .seconds(1)
-        let request = try serializer.serialize(original, parameters: ["a": 1])
+        let request = try serializer.serialize(original, parameters: ["a": 1, "b": "mixed"])
         #expect(request.head.headerFields[.accept] == "text/plain")
         #expect(request.head.headerFields[.userAgent] == "curlew-tests")
         #expect(request.head.headerFields[.contentType] == "application/vnd.curlew+json")

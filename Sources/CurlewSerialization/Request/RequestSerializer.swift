@@ -78,6 +78,13 @@ extension RequestSerializer {
         try self.request(method: method, url: url, parameters: parameters as any Encodable & Sendable)
     }
 
+    /// `request` with the defaults and literal parameters applied: `["q": "swift", "page": 2]`.
+    ///
+    /// - Throws: As ``serialize(_:parameters:)``.
+    public func serialize(_ request: TransferRequest, parameters: Parameters) throws -> TransferRequest {
+        try self.serialize(request, parameters: parameters as any Encodable & Sendable)
+    }
+
     /// A new request without parameters, with the serializer's defaults applied.
     ///
     /// - Throws: As ``request(method:url:parameters:)``.
