@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C interop: libcurl with typed shims for its variadic calls, and the Linux calls Glibc hides.
@@ -44,10 +45,10 @@ let package = Package(
         // Backend 1 (classic): a dedicated Thread running a RunLoop kept alive by a port.
         .target(name: "CurlewRunLoop", dependencies: ["CurlewTransport", "CCurlewLinux"]),
 
-        // Response (and later request) serializers; knows nothing of curl.
+        // Request and response serializers, multipart forms: builds TransferRequests, calls no curl API.
         .target(
             name: "CurlewSerialization",
-            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["CurlewTransport", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // RequestOperation: AFURLConnectionOperation's asynchronous Operation, on any backend.
         .target(name: "CurlewOperations", dependencies: ["CurlewTransport", "CurlewSerialization"]),
@@ -85,6 +86,13 @@ let package = Package(
         ),
 
         .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport"]),
+        .testTarget(
+            name: "CurlewSerializationTests",
+            dependencies: [
+                "CurlewSerialization", "CurlewTestSupport", "CurlewTestServer",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "CurlewSchedulerTests", dependencies: ["CurlewTestSupport"]),
         .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewOperationsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),

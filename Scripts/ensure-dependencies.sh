@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Curlew needs on a fresh Debian or Ubuntu machine that has the Swift toolchain:
-# libcurl's development files (headers and pkg-config file). Safe to run again: it installs only
-# what is missing.
+# libcurl's development files (headers and pkg-config file), and libxml2, which FoundationXML (the
+# XML response serializer) loads at run time (the Swift toolchain lists it among its own
+# dependencies; a minimal image may still lack it). Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -10,7 +11,7 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 missing=()
-for package in libcurl4-openssl-dev; do
+for package in libcurl4-openssl-dev libxml2; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi
@@ -18,7 +19,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "error: please install libcurl's development files (${missing[*]} on Debian)" >&2
+    echo "error: please install libcurl's development files and libxml2 (${missing[*]} on Debian)" >&2
     exit 1
 fi
 sudo=""

@@ -57,7 +57,9 @@ extension RequestOperation {
                 result = .failure(TransferError.cancelled(url: response.url))
             } else {
                 result = Result {
-                    try serializer.serialize(response: response.head, body: response.body, url: response.url)
+                    let value = try serializer.serialize(response: response.head, body: response.body, url: response.url,
+                                                         requestMethod: self.request.head.method)
+                    return flattened(value)
                 }
             }
         }

@@ -142,7 +142,8 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     }
 
     /// What the ``responseSerializer`` made of the response; `nil` until the operation finishes
-    /// successfully.
+    /// successfully (and when the serializer's value was `nil`). For the value with its type, await
+    /// ``responseValue(as:)``.
     public var responseObject: (any Sendable)? {
         self.storage.withLock { state in
             if case .success(let object) = state.result { return object }
@@ -153,7 +154,9 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     // MARK: Configuration
 
     /// Turns the response into ``responseObject``; runs on ``processingQueue``.
-    /// The default, ``DataResponseSerializer``, passes the body through. Set it before starting.
+    /// The default, ``DataResponseSerializer``, passes the body through (a 404 succeeds with its
+    /// bytes); `HTTPResponseSerializer`, `JSONResponseSerializer`, `DecodableResponseSerializer` and
+    /// the others validate the status first. Set it before starting.
     public var responseSerializer: any ResponseSerializer {
         get { self.storage.withLock { $0.responseSerializer } }
         set { self.storage.withLock { $0.responseSerializer = newValue } }

@@ -1,7 +1,7 @@
 /// A typed request target on a ``TestServer``, turned into a path (with query) by ``path``.
 ///
-/// Every route answers `GET` (and `HEAD`, which sends the same head without the body); `.echo` and
-/// `.upload` answer any method. A path the server does not know gets a 404, a known path with bad
+/// Every route answers `GET` (and `HEAD`, which sends the same head without the body); `.echo`,
+/// `.upload` and `.multipart` answer any method. A path the server does not know gets a 404, a known path with bad
 /// parameters a 400. The same paths work as raw strings, for example with ``TestServer/url(path:tls:)``.
 ///
 /// | Case | Path |
@@ -9,7 +9,8 @@
 /// | `.bytes(n)` / `.bytes(n, chunked: true)` | `/bytes/n`, `/bytes/n?chunked=1` |
 /// | `.status(code)` | `/status/code` |
 /// | `.echo` / `.upload` | `/echo` (also `/echo/anything…`) / `/upload` |
-/// | `.json` | `/json` |
+/// | `.multipart` / `.multipart(checksums: false)` | `/multipart`, `/multipart?checksums=0` |
+/// | `.json` / `.xml` / `.propertyList` | `/json` / `/xml` / `/plist` |
 /// | `.delay(ms)` | `/delay/ms` |
 /// | `.drip(bytes:chunks:intervalMilliseconds:)` | `/drip?bytes=b&chunks=c&interval=ms` |
 /// | `.redirect(count:status:)` | `/redirect/n` (`?status=s` unless 302) |
@@ -38,8 +39,17 @@ public enum Route: Sendable, Hashable {
     case echo
     /// The same as ``echo`` under `/upload`.
     case upload
+    /// Any method with a `multipart/form-data` body: a JSON ``MultipartEchoReply`` listing each part's
+    /// name, file name, content type, size and checksum. The body is parsed as it streams and never
+    /// buffered. Without `checksums` the parts are only measured (a 1 GiB upload is then cheap to
+    /// receive even in a debug build). A request that is not multipart with a boundary gets a 400.
+    case multipart(checksums: Bool = true)
     /// ``TestServer/jsonDocument`` with `Content-Type: application/json`.
     case json
+    /// ``TestServer/xmlDocument`` with `Content-Type: application/xml`.
+    case xml
+    /// ``TestServer/propertyListDocument`` with `Content-Type: application/x-plist`.
+    case propertyList
     /// Waits that long (an event-loop timer, not a blocking sleep), then answers 200 `"delayed\n"`.
     case delay(_ milliseconds: Int)
     /// Headers with `Content-Length: bytes` at once, then the body in `chunks` pieces: the first at
@@ -106,8 +116,14 @@ public enum Route: Sendable, Hashable {
             return "/echo"
         case .upload:
             return "/upload"
+        case .multipart(let checksums):
+            return "/multipart" + (checksums ? "" : "?checksums=0")
         case .json:
             return "/json"
+        case .xml:
+            return "/xml"
+        case .propertyList:
+            return "/plist"
         case .delay(let milliseconds):
             return "/delay/\(milliseconds)"
         case .drip(let bytes, let chunks, let interval):

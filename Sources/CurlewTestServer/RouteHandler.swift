@@ -28,6 +28,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         let keepAlive: Bool
         var bodyLength = 0
         var checksum = FNV1a64()
+        /// For `/multipart`: the body parsed as it streams (`nil` when it is not multipart).
+        var multipart: MultipartStreamParser?
 
         var isHead: Bool { self.head.method == .HEAD }
     }
@@ -125,7 +127,12 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
-            self.state = .receiving(Request(head: head, keepAlive: self.overHTTP2 || head.isKeepAlive))
+            var request = Request(head: head, keepAlive: self.overHTTP2 || head.isKeepAlive)
+            if head.uri.hasPrefix("/multipart"), let contentType = head.headers.first(name: "content-type") {
+                let checksums = !head.uri.contains("checksums=0")
+                request.multipart = MultipartStreamParser(contentType: contentType, computesChecksums: checksums)
+            }
+            self.state = .receiving(request)
             // HTTP/1.0 clients must not get an interim response (RFC 9110 §10.1.1).
             if head.version != .http1_0, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 let interim = HTTPResponseHead(version: head.version, status: .continue)
@@ -134,7 +141,11 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .body(let buffer):
             guard case .receiving(var request) = self.state else { return }
             request.bodyLength += buffer.readableBytes
-            request.checksum.update(buffer)
+            if request.multipart != nil {
+                buffer.withUnsafeReadableBytes { request.multipart?.consume($0) }
+            } else {
+                request.checksum.update(buffer)
+            }
             self.state = .receiving(request)
         case .end:
             guard case .receiving(let request) = self.state else { return }
@@ -210,8 +221,14 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.serveStatus(code, request: request, context: context)
         case .echo, .upload:
             self.serveEcho(target: target, request: request, context: context)
+        case .multipart:
+            self.serveMultipart(request: request, context: context)
         case .json:
             self.respond(.ok, contentType: "application/json", body: FixedBodies.json, request: request, context: context)
+        case .xml:
+            self.respond(.ok, contentType: "application/xml", body: FixedBodies.xml, request: request, context: context)
+        case .propertyList:
+            self.respond(.ok, contentType: "application/x-plist", body: FixedBodies.propertyList, request: request, context: context)
         case .delay(let milliseconds):
             self.state = .waiting
             self.timer = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(milliseconds))) {
@@ -314,6 +331,30 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             bodyLength: request.bodyLength,
             bodyChecksum: request.checksum.hexString
         )
+        self.respond(.ok, contentType: "application/json", body: ByteBuffer(string: reply.json()), request: request, context: context)
+    }
+
+    private func serveMultipart(request: Request, context: ChannelHandlerContext) {
+        guard let parser = request.multipart else {
+            let reason = ByteBuffer(string: "/multipart needs a multipart/form-data body with a boundary\n")
+            self.respond(.badRequest, body: reason, request: request, context: context)
+            return
+        }
+        let reply: MultipartEchoReply
+        switch parser.finish() {
+        case .success(let parts):
+            reply = MultipartEchoReply(
+                parts: parts.map { part in
+                    MultipartEchoReply.Part(name: part.name, filename: part.filename, contentType: part.contentType,
+                                            size: part.size, checksum: part.checksum.hexString)
+                },
+                bodyLength: request.bodyLength, error: nil)
+        case .failure(let error):
+            reply = MultipartEchoReply(parts: parser.parts.map { part in
+                MultipartEchoReply.Part(name: part.name, filename: part.filename, contentType: part.contentType,
+                                        size: part.size, checksum: part.checksum.hexString)
+            }, bodyLength: request.bodyLength, error: error.reason)
+        }
         self.respond(.ok, contentType: "application/json", body: ByteBuffer(string: reply.json()), request: request, context: context)
     }
 

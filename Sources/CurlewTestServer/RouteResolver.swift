@@ -36,8 +36,15 @@ enum ResolvedRoute: Hashable {
             return .route(.echo)
         case "upload" where segments.count == 1:
             return .route(.upload)
+        case "multipart" where segments.count == 1:
+            let checksums = target.queryValue("checksums").map { $0 != "0" } ?? true
+            return .route(.multipart(checksums: checksums))
         case "json" where segments.count == 1:
             return .route(.json)
+        case "xml" where segments.count == 1:
+            return .route(.xml)
+        case "plist" where segments.count == 1:
+            return .route(.propertyList)
         case "status":
             guard segments.count == 2, let code = argument.flatMap(RangeDecision.parseDigits), (200...999).contains(code)
             else { return .badRequest("usage: /status/<200...999>") }

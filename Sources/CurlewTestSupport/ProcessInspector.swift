@@ -115,6 +115,29 @@ public enum ProcessInspector {
         return duration(usage.ru_utime) + duration(usage.ru_stime)
     }
 
+    // MARK: Memory
+
+    /// The process's resident set size now and its peak (`VmRSS`, `VmHWM` of `/proc/self/status`),
+    /// in bytes; `nil` when they cannot be read.
+    public static func residentMemory() -> (current: Int64, peak: Int64)? {
+        guard let status = Self.readSmallFile("/proc/self/status") else { return nil }
+        func kilobytes(_ field: String) -> Int64? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+            return line.split(separator: " ").dropFirst().first.flatMap { Int64($0) }
+        }
+        guard let current = kilobytes("VmRSS"), let peak = kilobytes("VmHWM") else { return nil }
+        return (current * 1024, peak * 1024)
+    }
+
+    /// Resets the peak resident set size (`VmHWM`) to the current one, by writing `5` to
+    /// `/proc/self/clear_refs` (Linux 4.0 and later); `false` when that is not allowed.
+    public static func resetPeakResidentMemory() -> Bool {
+        let descriptor = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { _ = close(descriptor) }
+        return write(descriptor, "5", 1) == 1
+    }
+
     // MARK: Helpers
 
     private static func threadIDs() -> [Int32] {

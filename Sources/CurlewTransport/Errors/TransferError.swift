@@ -52,6 +52,9 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         case cannotWriteToFile
         /// The request body could not be sent again when curl needed to rewind it.
         case requestBodyStreamExhausted
+        /// A file the request body streams from changed size after the body was made (its
+        /// `Content-Length` was already announced), or ended early while it was read.
+        case requestBodyFileChanged
         /// Anything else; see ``TransferError/curlCode`` and ``TransferError/message``.
         case unknown
 
@@ -71,7 +74,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .tooManyRedirects: return .httpTooManyRedirects
             case .responseTooLarge: return .dataLengthExceedsMaximum
             case .cannotDecodeContentData: return .cannotDecodeContentData
-            case .cannotOpenFile: return .cannotOpenFile
+            case .cannotOpenFile, .requestBodyFileChanged: return .cannotOpenFile
             case .cannotWriteToFile: return .cannotWriteToFile
             case .requestBodyStreamExhausted: return .requestBodyStreamExhausted
             case .unknown: return .unknown

@@ -4,8 +4,8 @@ import HTTPTypes
 /// The pass-through serializer: the response object is the body's `Data`, whatever the status.
 ///
 /// The default of every `RequestOperation`. It never throws, so every completed transfer (a 404
-/// included) reaches the success handler with its bytes, as `AFHTTPResponseSerializer` without
-/// status validation would.
+/// included) reaches the success handler with its bytes. Use ``HTTPResponseSerializer`` for the
+/// same bytes with status and content-type validation.
 ///
 /// ```swift
 /// operation.setCompletionHandlers(success: { _, object in
@@ -22,7 +22,7 @@ public struct DataResponseSerializer: ResponseSerializer, Hashable {
     ///   - response: Ignored.
     ///   - body: The body collected in memory.
     ///   - url: Ignored.
-    public func serialize(response: HTTPResponse, body: Data?, url: URL?) throws -> (any Sendable)? {
+    public func serialize(response: HTTPResponse, body: Data?, url: URL?) -> Data? {
         body
     }
 }
