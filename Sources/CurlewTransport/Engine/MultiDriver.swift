@@ -5,60 +5,38 @@ internal import CCurl
 import Glibc
 #endif
 
-/// Drives one curl multi handle from a scheduler's events: the engine's insides.
+/// Drives one curl multi handle from a scheduler's events: the engine's insides, and the glue
+/// between curl's callbacks, the ``TransferScheduler`` and three value types that hold the
+/// decisions — ``SocketLedger`` (which sockets the engine owns, and by which descriptor curl knows
+/// them), ``TimerCoalescer`` (when the scheduler's one timer must fire) and ``EasyHandlePool``.
 ///
 /// curl tells the driver which sockets to watch and when to wake it (`CURLMOPT_SOCKETFUNCTION`,
-/// `CURLMOPT_TIMERFUNCTION`); the driver passes that on to its ``TransferScheduler``, and turns the
-/// scheduler's readiness and timer events into `curl_multi_socket_action` calls, after which it
-/// completes the transfers curl reports done (`curl_multi_info_read`).
+/// `CURLMOPT_TIMERFUNCTION`); the driver passes that on to its scheduler, and turns the scheduler's
+/// readiness and timer events into `curl_multi_socket_action` calls, after which it completes the
+/// transfers curl reports done (`curl_multi_info_read`).
 ///
-/// **Socket ownership.** Every socket curl opens for a connection comes from the driver's
-/// `CURLOPT_OPENSOCKETFUNCTION`, and the scheduler, not curl, closes the descriptor it watches —
-/// after that watch can no longer deliver events. The driver hands curl a *duplicate* of each
-/// connection socket and watches the original: libcurl 7.88 to 8.1 closes a socket whose connect
-/// never completed (connect timeout, refusal, cancel while connecting) with a plain `close()`,
-/// bypassing `CURLOPT_CLOSESOCKETFUNCTION`, and only then says `CURL_POLL_REMOVE` (curl PR
-/// #11439). With the duplicate, such a close cannot pull the descriptor out from under a watch or
-/// let its number be reused while watched; the driver notices it (curl's copy is gone or is
-/// another socket) when curl says `CURL_POLL_REMOVE`, or in a sweep of sockets curl never
-/// announced, and hands the original to the scheduler to close. The price is one descriptor more
-/// per connection.
+/// Every visit of the context — a readiness event, the timer, or a ``Transfer`` command submitted
+/// with `perform` — is one ``enter(_:)``: curl's timer requests are coalesced until curl has
+/// returned, curl's "call me again at once" is honoured in the same visit, and transfers past their
+/// own deadline are timed out before the visit ends.
 ///
-/// Sockets curl creates otherwise (the threaded resolver's socketpair) are closed by curl right
-/// after it asks to stop watching them; the driver watches a duplicate of such a socket too.
-///
-/// Safety: `@unchecked Sendable` because all mutable state is confined to the scheduler's context;
-/// only `scheduler` (immutable) is touched from other threads, to submit work.
+/// Safety: `@unchecked Sendable` because all mutable state is confined to the scheduler's context
+/// (asserted at every entry in debug builds); only `scheduler` (immutable) is touched from other
+/// threads, to submit work.
 final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     let scheduler: any TransferScheduler
     private let multi: MultiHandle
 
-    /// Connection sockets opened through us, indexed by curl's descriptor.
-    private var connections: [ConnectionSocket?] = []
-    private var connectionCount = 0
-    /// curl's descriptors of connection sockets not yet announced to the socket callback.
-    private var unannounced: Set<Int32> = []
-    /// Sockets curl opened without us: curl's descriptor → the duplicate we watch.
-    private var duplicateByForeign: [Int32: Int32] = [:]
-    /// For every watched descriptor, curl's descriptor of the same socket (-1: none).
-    private var curlDescriptorByWatched: [Int32] = []
-
-    private var idleHandles: [EasyHandle] = []
-    private static let idleHandleLimit = 512
+    private var sockets = SocketLedger()
+    private var timer = TimerCoalescer()
+    private var handles = EasyHandlePool()
     /// Transfers started and not finished (running or paused), kept alive here, by ``Transfer/id``.
     private var live: [UInt64: Transfer] = [:]
-    /// The transfers' total-timeout deadlines (see ``DeadlineQueue``).
-    private var deadlines = DeadlineQueue()
 
     private(set) var isShutDown = false
     private var counters = EngineDiagnostics()
-
     /// Whether the context is inside ``enter(_:)``: curl's timer requests wait until it ends.
     private var isEntered = false
-    /// The deadline curl last asked for (`nil`: none), and the one the scheduler's timer is armed
-    /// for. They differ on purpose: see ``applyTimer()``.
-    private var curlDeadline: ContinuousClock.Instant?
-    private var armedDeadline: ContinuousClock.Instant?
     /// How many times one entry runs curl's due timeouts itself rather than arming a 0 ms timer.
     private static let immediateRoundsPerEntry = 8
 
@@ -84,8 +62,8 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     // MARK: Scheduler events
 
     func socketBecameReady(_ socket: Int32, events: SocketEvents) {
-        let curlSocket = Int(socket) < self.curlDescriptorByWatched.count ? self.curlDescriptorByWatched[Int(socket)] : -1
-        guard curlSocket >= 0 else { return }
+        self.scheduler.assertOnContext()
+        guard let curlSocket = self.sockets.curlDescriptor(forWatched: socket) else { return }
         var mask: Int32 = 0
         if events.contains(.read) { mask |= CURL_CSELECT_IN }
         if events.contains(.write) { mask |= CURL_CSELECT_OUT }
@@ -98,24 +76,24 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     }
 
     func timerFired() {
-        self.armedDeadline = nil
+        self.scheduler.assertOnContext()
+        self.timer.timerFired()
         self.enter {
             self.counters.timerFirings += 1
-            if let wanted = self.curlDeadline, wanted <= .now { self.curlDeadline = nil }
+            _ = self.timer.takeDueCurlDeadline(at: .now)
             self.runDueTimeouts()
         }
     }
 
     /// Runs `body`, which may call into curl, as one entry of the context into the engine.
     ///
-    /// curl may ask for its timer several times while it works (`CURLMOPT_TIMERFUNCTION`); only
-    /// its last request matters, so the scheduler's timer is looked at once, when the entry ends.
-    /// When curl's deadline has already come (it asks for 0 ms when a transfer was just added),
-    /// curl means "call `curl_multi_socket_action` soon, but not from inside my callback": the entry
-    /// does that itself right after `body`, instead of a timer round trip through the scheduler.
-    /// Nested calls join the outer entry. Before it ends, transfers whose own deadline has passed
-    /// are completed as timed out.
+    /// curl may ask for its timer several times while it works; only its last request matters, so
+    /// the scheduler's timer is looked at once, when the entry ends. When curl's deadline has already
+    /// come (it asks for 0 ms when a transfer was just added), the entry runs curl's due timeouts
+    /// itself right after `body`. Before it ends, transfers whose own deadline has passed are
+    /// completed as timed out. Nested calls join the outer entry.
     func enter(_ body: () -> Void) {
+        self.scheduler.assertOnContext()
         guard !self.isEntered else {
             body()
             return
@@ -123,36 +101,17 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.isEntered = true
         body()
         var rounds = 0
-        while let wanted = self.curlDeadline, wanted <= .now, rounds < Self.immediateRoundsPerEntry, !self.isShutDown {
-            self.curlDeadline = nil
+        while rounds < Self.immediateRoundsPerEntry, !self.isShutDown, self.timer.takeDueCurlDeadline(at: .now) {
             rounds += 1
             self.runDueTimeouts()
         }
-        if let earliest = self.deadlines.earliest, earliest <= .now { self.expireDeadlines() }
+        if self.timer.hasDueDeadline(at: .now) { self.expireDeadlines() }
         self.isEntered = false
         self.applyTimer()
     }
 
-    /// Arms the scheduler's timer for curl's deadline, lazily.
-    ///
-    /// curl moves its deadline all the time, mostly *later* (every new request brings a fresh
-    /// connect or idle timeout), and re-arming costs a system call in both backends. So the timer
-    /// is re-armed only when curl wants it *earlier* than it is armed; a timer that fires early just
-    /// leads to a `curl_multi_socket_action` with nothing due, after which the driver arms it again
-    /// for curl's real deadline (curl itself would not say it again: it repeats no unchanged
-    /// deadline). When curl wants no timer, the armed one is left to fire once, harmlessly.
     private func applyTimer() {
-        let wanted: ContinuousClock.Instant?
-        switch (self.curlDeadline, self.deadlines.earliest) {
-        case (let curl?, let own?): wanted = min(curl, own)
-        case (let curl?, nil): wanted = curl
-        case (nil, let own): wanted = own
-        }
-        guard !self.isShutDown, let wanted else { return }
-        if let armed = self.armedDeadline, armed <= wanted { return }
-        let now = ContinuousClock.now
-        let milliseconds = wanted <= now ? 0 : Transfer.milliseconds(wanted - now)
-        self.armedDeadline = wanted
+        guard !self.isShutDown, let milliseconds = self.timer.rearm(at: .now) else { return }
         self.counters.timerChanges += 1
         self.scheduler.setTimer(.after(milliseconds: milliseconds))
     }
@@ -163,7 +122,9 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     }
 
     private func afterSocketAction() {
-        if !self.unannounced.isEmpty { self.sweepUnannouncedSockets() }
+        if self.sockets.hasUnannounced {
+            for command in self.sockets.sweepUnannounced() { self.perform(command) }
+        }
         self.completeFinishedTransfers()
     }
 
@@ -174,6 +135,14 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
                 continue
             }
             Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue().curlDidFinish(finished.result)
+        }
+    }
+
+    /// Carries out what the socket ledger decided.
+    private func perform(_ command: SocketLedger.Command) {
+        switch command {
+        case .setInterest(let interest, let socket): self.scheduler.setInterest(interest, for: socket)
+        case .close(let socket): self.scheduler.close(socket: socket)
         }
     }
 
@@ -209,122 +178,36 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     }
 
     private func curlWantsTimer(_ request: TimerRequest) {
+        self.scheduler.assertOnContext()
         self.counters.timerUpdates += 1
-        switch request {
-        case .disarm: self.curlDeadline = nil
-        case .after(let milliseconds): self.curlDeadline = .now + .milliseconds(milliseconds)
-        }
+        self.timer.curlAsked(request, at: .now)
         if !self.isEntered { self.applyTimer() }
     }
 
     private func curlWantsSocket(_ socket: Int32, what: Int32) {
-        var interest: SocketInterest = []
-        if what == CURL_POLL_IN || what == CURL_POLL_INOUT { interest.insert(.read) }
-        if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { interest.insert(.write) }
-
-        if var connection = self.connection(socket) {
-            if what == CURL_POLL_REMOVE {
-                if connection.isGone(as: socket) {
-                    self.release(socket)
-                } else if connection.isWatched {
-                    // The connection goes back to curl's pool: disarm, keep the watch for its next request.
-                    self.scheduler.setInterest([], for: connection.watched)
-                }
-            } else {
-                if !connection.isWatched {
-                    connection.isWatched = true
-                    self.connections[Int(socket)] = connection
-                    self.unannounced.remove(socket)
-                }
-                self.scheduler.setInterest(interest, for: connection.watched)
-            }
-            return
+        self.scheduler.assertOnContext()
+        let interest: SocketInterest?
+        switch what {
+        case CURL_POLL_REMOVE: interest = nil
+        case CURL_POLL_IN: interest = .read
+        case CURL_POLL_OUT: interest = .write
+        case CURL_POLL_INOUT: interest = [.read, .write]
+        default: interest = []
         }
-
-        if what == CURL_POLL_REMOVE {
-            if let duplicate = self.duplicateByForeign.removeValue(forKey: socket) {
-                self.unmap(duplicate)
-                self.scheduler.close(socket: duplicate)
-            }
-            return
-        }
-        let duplicate: Int32
-        if let existing = self.duplicateByForeign[socket] {
-            duplicate = existing
-        } else {
-            duplicate = fcntl(socket, F_DUPFD_CLOEXEC, 0)
-            // Without a duplicate the socket goes unwatched; curl's timer still drives it.
-            guard duplicate >= 0 else { return }
-            self.duplicateByForeign[socket] = duplicate
-            self.map(duplicate, to: socket)
-        }
-        self.scheduler.setInterest(interest, for: duplicate)
+        if let command = self.sockets.curlWants(socket, interest: interest) { self.perform(command) }
     }
 
     /// Keeps the new socket and returns curl's duplicate of it (`CURL_SOCKET_BAD` if none can be made).
     private func curlOpened(_ socket: Int32) -> Int32 {
-        let forCurl = fcntl(socket, F_DUPFD_CLOEXEC, 0)
-        guard forCurl >= 0, let connection = ConnectionSocket(watching: socket) else {
-            Glibc.close(socket)
-            if forCurl >= 0 { Glibc.close(forCurl) }
-            return ccurl_socket_bad()
-        }
-        // A record under this number means curl closed that socket behind our back before now.
-        if self.connection(forCurl) != nil { self.release(forCurl) }
-        if Int(forCurl) >= self.connections.count {
-            self.connections.append(contentsOf: repeatElement(nil, count: Int(forCurl) + 64 - self.connections.count))
-        }
-        self.connections[Int(forCurl)] = connection
-        self.connectionCount += 1
-        self.map(socket, to: forCurl)
-        self.unannounced.insert(forCurl)
-        return forCurl
+        self.scheduler.assertOnContext()
+        let (forCurl, stale) = self.sockets.opened(socket)
+        if let stale { self.perform(stale) }
+        return forCurl ?? ccurl_socket_bad()
     }
 
-    /// `CURLOPT_CLOSESOCKETFUNCTION`: curl is done with a connection socket.
     private func curlClosing(_ socket: Int32) {
-        guard self.connection(socket) != nil else {
-            Glibc.close(socket)
-            return
-        }
-        Glibc.close(socket)  // curl's duplicate: never watched, safe to close now.
-        self.release(socket)
-    }
-
-    /// Forgets the connection socket curl knows as `socket` and has the scheduler close the original.
-    private func release(_ socket: Int32) {
-        guard let connection = self.connection(socket) else { return }
-        self.connections[Int(socket)] = nil
-        self.connectionCount -= 1
-        self.unannounced.remove(socket)
-        self.unmap(connection.watched)
-        self.scheduler.close(socket: connection.watched)
-    }
-
-    /// Records that events for the watched descriptor go to curl as `curlSocket`.
-    private func map(_ watched: Int32, to curlSocket: Int32) {
-        if Int(watched) >= self.curlDescriptorByWatched.count {
-            self.curlDescriptorByWatched.append(
-                contentsOf: repeatElement(-1, count: Int(watched) + 64 - self.curlDescriptorByWatched.count))
-        }
-        self.curlDescriptorByWatched[Int(watched)] = curlSocket
-    }
-
-    private func unmap(_ watched: Int32) {
-        if Int(watched) < self.curlDescriptorByWatched.count { self.curlDescriptorByWatched[Int(watched)] = -1 }
-    }
-
-    private func connection(_ socket: Int32) -> ConnectionSocket? {
-        socket >= 0 && Int(socket) < self.connections.count ? self.connections[Int(socket)] : nil
-    }
-
-    /// Releases sockets curl closed before ever announcing them (a connect refused at once).
-    private func sweepUnannouncedSockets() {
-        for socket in self.unannounced {
-            if let connection = self.connection(socket), connection.isGone(as: socket) {
-                self.release(socket)
-            }
-        }
+        self.scheduler.assertOnContext()
+        if let command = self.sockets.curlCloses(socket) { self.perform(command) }
     }
 
     // MARK: Transfers
@@ -338,17 +221,13 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         if self.live.removeValue(forKey: transfer.id) != nil {
             self.counters.transfersCompleted += 1
         }
-        // Entries of finished transfers wait in the queue until they come due; drop them in bulk
-        // when they outnumber the live transfers, so a busy engine's queue stays small.
-        if self.deadlines.count > 2 * self.live.count + 64 {
-            self.deadlines.compact { self.isCurrent($0) }
-        }
+        self.timer.dropStaleDeadlines(liveTransfers: self.live.count) { self.isCurrent($0) }
     }
 
     /// Completes `transfer` as timed out at `deadline` unless it has finished or paused by then;
     /// the timer is armed for it when the current entry ends.
     func track(_ transfer: Transfer, deadline: ContinuousClock.Instant) {
-        self.deadlines.insert(deadline, for: transfer.id)
+        self.timer.track(deadline, for: transfer.id)
     }
 
     private func isCurrent(_ entry: DeadlineQueue.Entry) -> Bool {
@@ -357,7 +236,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
 
     private func expireDeadlines() {
         let now = ContinuousClock.now
-        while let entry = self.deadlines.popDue(at: now) {
+        while let entry = self.timer.popDueDeadline(at: now) {
             guard let transfer = self.live[entry.transferID], transfer.deadline == entry.deadline else { continue }
             transfer.deadlineExpired()
         }
@@ -365,21 +244,12 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
 
     /// A reset easy handle: a pooled one, or a new one (`nil` only when curl cannot allocate).
     func checkOutHandle() -> EasyHandle? {
-        self.idleHandles.popLast() ?? EasyHandle()
+        self.handles.checkOut()
     }
 
     /// Returns a handle that is no longer in the multi handle to the pool.
-    ///
-    /// A handle that recorded an OS `errno` is retired instead: before curl 8.8 neither a later
-    /// transfer nor `curl_easy_reset` clears it, so the next failure on the handle would report it
-    /// (a refused connect turning a later certificate failure into "cannot connect"). Failures are
-    /// rare; a new handle costs one allocation.
     func checkIn(_ easy: EasyHandle) {
-        guard easy.info(long: CURLINFO_OS_ERRNO) ?? 0 == 0 else { return }
-        easy.reset()
-        if self.idleHandles.count < Self.idleHandleLimit {
-            self.idleHandles.append(easy)
-        }
+        self.handles.checkIn(easy)
     }
 
     /// Adds `easy` to the multi handle; curl starts it on its next timer or socket action.
@@ -400,6 +270,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     /// Cancels every live transfer, cleans the multi handle up (closing pooled connections), then
     /// shuts the scheduler down. Runs on the context.
     func shutdown(_ completion: @escaping @Sendable () -> Void) {
+        self.scheduler.assertOnContext()
         guard !self.isShutDown else {
             completion()
             return
@@ -412,50 +283,21 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         }
         self.live.removeAll()
         self.multi.cleanup()  // applyTimer does nothing once shut down: the scheduler is done.
-        // Whatever curl closed behind our back and never reported.
-        for socket in self.connections.indices where self.connections[socket] != nil {
-            self.release(Int32(socket))
-        }
-        for duplicate in self.duplicateByForeign.values {
-            self.unmap(duplicate)
-            self.scheduler.close(socket: duplicate)
-        }
-        self.duplicateByForeign.removeAll()
-        self.idleHandles.removeAll()
+        // Whatever curl closed behind our back and never reported, and the foreign duplicates.
+        for command in self.sockets.releaseAll() { self.perform(command) }
+        self.handles.removeAll()
         self.scheduler.shutdown(completion)
     }
 
     /// Counters and holdings now. Runs on the context.
     var diagnostics: EngineDiagnostics {
+        self.scheduler.assertOnContext()
         var snapshot = self.counters
         snapshot.liveTransfers = self.live.count
-        snapshot.openSockets = self.connectionCount
-        snapshot.idleEasyHandles = self.idleHandles.count
-        snapshot.foreignSocketWatches = self.duplicateByForeign.count
+        snapshot.openSockets = self.sockets.connectionCount
+        snapshot.idleEasyHandles = self.handles.count
+        snapshot.foreignSocketWatches = self.sockets.foreignWatchCount
         snapshot.scheduler = self.scheduler.diagnostics
         return snapshot
-    }
-}
-
-/// A connection socket: the original the scheduler watches, and what identifies it.
-struct ConnectionSocket {
-    /// The descriptor the scheduler watches and eventually closes; curl has a duplicate.
-    let watched: Int32
-    /// The socket's inode, to recognise curl's duplicate (or see that its number is now another socket).
-    let inode: UInt
-    /// Whether the scheduler watches it (from curl's first announcement on the socket callback).
-    var isWatched = false
-
-    init?(watching socket: Int32) {
-        var info = stat()
-        guard fstat(socket, &info) == 0 else { return nil }
-        self.watched = socket
-        self.inode = UInt(info.st_ino)
-    }
-
-    /// Whether curl's duplicate `socket` is closed, or its number now names another socket.
-    func isGone(as socket: Int32) -> Bool {
-        var info = stat()
-        return fstat(socket, &info) != 0 || UInt(info.st_ino) != self.inode
     }
 }

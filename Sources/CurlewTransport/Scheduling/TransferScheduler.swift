@@ -78,6 +78,19 @@ public protocol TransferScheduler: AnyObject, Sendable {
     func shutdown(_ completion: @escaping @Sendable () -> Void)
 }
 
+extension TransferScheduler {
+    /// Stops a debug build when the caller is not on the context; costs nothing in a release build
+    /// (like SwiftNIO's `assertInEventLoop`). The engine calls it at every context-only entry.
+    public func assertOnContext(file: StaticString = #fileID, line: UInt = #line) {
+        assert(self.isOnContext, "\(self.name): a context-only call ran off the scheduler's context", file: file, line: line)
+    }
+
+    /// Stops the program, in every build, when the caller is not on the context.
+    public func preconditionOnContext(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(self.isOnContext, "\(self.name): a context-only call ran off the scheduler's context", file: file, line: line)
+    }
+}
+
 /// The receiver of a scheduler's events: the ``TransferEngine`` in production, a probe in tests.
 ///
 /// Both methods are called on the scheduler's context only.
