@@ -17,7 +17,7 @@ extension OperationBatch {
     ///
     /// ```swift
     /// let batch = OperationBatch(of: requests)
-    /// queue.addOperations(batch.operations, waitUntilFinished: false)
+    /// for operation in batch.operations { queue.addOperation(operation) }
     /// for case .failure(let error) in try await batch.results(failFast: true) {
     ///     print("failed:", error)
     /// }

@@ -16,6 +16,13 @@ import Foundation
 ///     print("all", operations.count, "done")
 /// })
 /// queue.addOperations(batch.operations, waitUntilFinished: false)
+/// ```
+///
+/// In `async` code, where `addOperations(_:waitUntilFinished:)` is unavailable, add them one by one
+/// and await the members' results:
+///
+/// ```swift
+/// for operation in batch.operations { queue.addOperation(operation) }
 /// let results = try await batch.results()        // each member's Result, in input order
 /// ```
 ///
@@ -44,12 +51,12 @@ import Foundation
 /// yet; each member still finishes exactly once (a cancelled member counts as finished, so the
 /// batch still completes).
 ///
-/// Make the batch before its members start. A member that had already finished counts at once; one
-/// that is running or finishing when the batch is made counts when it finishes, but its success or
-/// failure handler may then run after the batch counted it (it was bound to its completion group
-/// before the batch could take it over). Set a member's `completionBlock` before making the batch:
-/// the batch chains the block it finds, and one set afterwards replaces the batch's wrapper (the
-/// member would then never be counted).
+/// Make the batch before its members start. A member that had already finished counts at once. One
+/// that is executing counts when it finishes — but if its response was already being processed
+/// when the batch was made, its handler may run after the batch counted it (it had entered its
+/// completion group before the batch could take that over). Set a member's `completionBlock`
+/// before making the batch: the batch chains the block it finds, and a block set afterwards
+/// replaces the batch's wrapper, so the member is never counted and the batch never completes.
 ///
 /// The batch takes over each request operation's `completionGroup` while it runs (to know when its
 /// handler has returned) and gives it back after: a group you had set is entered when the batch is
@@ -62,8 +69,8 @@ import Foundation
 /// unfinished crashes the process when that dependency finishes — so a batch whose members are
 /// never started stays in memory with them.
 ///
-/// Safety: `Sendable` because every stored property is immutable and `Sendable`; the mutable state
-/// lives in the core, under its lock.
+/// Every stored property is immutable and `Sendable`; the mutable state lives in the core, under its
+/// lock.
 public final class OperationBatch: Sendable {
     /// A member's outcome: for a ``RequestOperation``, its `responseObject` or its `error`; for any
     /// other operation, `nil`, or `CancellationError` if it was cancelled.
