@@ -10,6 +10,10 @@ enum BatchFixtures {
     static let server: Result<TestServer, any Error> = Result {
         try TestServer.start(TestServer.Configuration(eventLoopThreads: 2))
     }
+
+    /// The batching tests' own network contexts: a thousand transfers here never queue behind, or
+    /// in front of, another target's on `NetworkThread.shared`.
+    static let contexts = PrivateContexts(name: "BatchTests")
 }
 
 /// The shared test server.
@@ -28,6 +32,11 @@ func get(_ route: Route, on engine: TransferEngine) throws -> RequestOperation {
 }
 
 extension BackendConfiguration {
+    /// A new scheduler of this configuration on the batching tests' own contexts.
+    func makeBatchScheduler() -> any TransferScheduler {
+        self.makeScheduler(in: BatchFixtures.contexts)
+    }
+
     /// A configuration of the other kind, for members on a second backend in the same batch: the
     /// run loop (epoll) beside dispatch, dispatch beside either run loop.
     var other: BackendConfiguration {

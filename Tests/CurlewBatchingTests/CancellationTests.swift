@@ -15,7 +15,7 @@ struct BatchCancellationTests {
     /// and the completion runs once.
     @Test("cancelled half-way: every member finishes exactly once", arguments: BackendConfiguration.allCases)
     func cancelledHalfWay(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let log = OrderLog()
             let quick = try (0..<10).map { log.instrument(try get(.bytes(10), on: engine), as: $0) }
             let slow = try (10..<40).map { log.instrument(try get(.delay(60_000), on: engine), as: $0) }
@@ -48,7 +48,7 @@ struct BatchCancellationTests {
     /// the batch completion still runs.
     @Test("the awaiting task cancelled: members cancelled, CancellationError", arguments: BackendConfiguration.allCases)
     func awaitingTaskCancelled(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let log = OrderLog()
             let members = try (0..<5).map { log.instrument(try get(.delay(60_000), on: engine), as: $0) }
             let probe = BatchProbe()
@@ -74,7 +74,7 @@ struct BatchCancellationTests {
     /// A task cancelled before it starts waiting still cancels the members and throws.
     @Test("a task cancelled before awaiting", arguments: BackendConfiguration.allCases)
     func cancelledBeforeAwaiting(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let member = try get(.delay(60_000), on: engine)
             let batch = OperationBatch(of: [member])
             let waiting = Task {
@@ -95,7 +95,7 @@ struct BatchCancellationTests {
     /// after a failure was counted, fail-fast cancels at once.
     @Test("failFast cancels the rest at the first failure", arguments: BackendConfiguration.allCases)
     func failFast(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             for askLate in [false, true] {
                 let slow = try (0..<4).map { _ in try get(.delay(60_000), on: engine) }
                 let refused = get(try testServer().refusedURL, on: engine)
@@ -123,7 +123,7 @@ struct BatchCancellationTests {
     /// Without fail-fast a failure cancels nothing: the other members succeed.
     @Test("without failFast a failure leaves the others alone", arguments: BackendConfiguration.allCases)
     func noFailFast(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let first = try get(.bytes(10), on: engine)
             let refused = get(try testServer().refusedURL, on: engine)
             let last = try get(.delay(100), on: engine)

@@ -16,7 +16,7 @@ struct MemberTests {
     /// batch still alive, would hold it).
     @Test("a member's own completion group is kept and given back", arguments: BackendConfiguration.allCases)
     func ownGroupGivenBack(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let log = OrderLog()
             let member = log.instrument(try get(.bytes(10), on: engine), as: 0)
             weak var releasedGroup: DispatchGroup?
@@ -48,7 +48,7 @@ struct MemberTests {
     /// is one member.
     @Test("a member finished already counts; a member listed twice counts once", arguments: BackendConfiguration.allCases)
     func finishedAndDuplicateMembers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let done = try get(.bytes(10), on: engine)
             done.start()
             _ = try await done.responseObject()
@@ -94,7 +94,7 @@ struct MemberTests {
     /// member has finished the batch is released.
     @Test("a batch nobody keeps lives as long as its members", arguments: BackendConfiguration.allCases)
     func batchNobodyKeeps(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let log = OrderLog()
             let members = try (0..<3).map { log.instrument(try get(.bytes(10), on: engine), as: $0) }
             let ownGroup = DispatchGroup()

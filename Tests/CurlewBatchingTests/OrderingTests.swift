@@ -17,8 +17,8 @@ struct OrderingTests {
     /// the completion operation runs after the completion.
     @Test("the completion comes after every member's own completion", arguments: BackendConfiguration.allCases)
     func completionAfterOwnCompletions(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
-            try await withEngine(on: backend.other.makeScheduler()) { otherEngine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
+            try await withEngine(on: backend.other.makeBatchScheduler()) { otherEngine in
                 let server = try testServer()
                 let log = OrderLog()
                 let late = log.instrument(try get(.bytes(100), on: engine), as: 0)
@@ -87,7 +87,7 @@ struct OrderingTests {
     /// completes. The same for a `completionBlock`, of a request operation and of a plain one.
     @Test("a member held in its own handler or completionBlock is not counted", arguments: BackendConfiguration.allCases)
     func heldOwnCompletion(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             enum Held: CaseIterable { case handler, requestCompletionBlock, blockCompletionBlock }
             for held in Held.allCases {
                 let gate = Gate()
@@ -124,7 +124,7 @@ struct OrderingTests {
     /// the completion once; every result a success.
     @Test("1,000 members: progress rises by one to the total, once each", arguments: BackendConfiguration.allCases)
     func thousandMembers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let members = try (0..<1_000).map { _ in try get(.bytes(13), on: engine) }
             let probe = BatchProbe()
             let batch = OperationBatch(of: members, progress: probe.progress, completion: probe.completion)
@@ -160,7 +160,7 @@ struct OrderingTests {
     /// last.
     @Test("members depending on each other", arguments: BackendConfiguration.allCases)
     func dependenciesAmongMembers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let first = try get(.bytes(10), on: engine)
             let secondSawFirstFinished = Locked<Bool?>(nil)
             let second = BlockOperation { secondSawFirstFinished.set(first.isFinished) }
@@ -184,7 +184,7 @@ struct OrderingTests {
     /// (a cancelled operation loses its dependencies), and it waits for every member all the same.
     @Test("a cancelled completion operation still waits for the members", arguments: BackendConfiguration.allCases)
     func cancelledCompletionOperation(_ backend: BackendConfiguration) async throws {
-        try await withEngine(on: backend.makeScheduler()) { engine in
+        try await withEngine(on: backend.makeBatchScheduler()) { engine in
             let log = OrderLog()
             let members = try (0..<3).map { log.instrument(try get(.delay(60_000), on: engine), as: $0) }
             let batch = OperationBatch(of: members, progress: { count, _ in log.append(.progress(count)) },

@@ -42,21 +42,13 @@ extension BackendConfiguration {
     /// `NetworkThread.shared`; holding that thread could leave no cooperative thread to release
     /// it. A thread of our own cannot be part of such a cycle.
     func makeIsolatedScheduler() -> any TransferScheduler {
-        switch self {
-        case .dispatch:
-            return DispatchScheduler(label: "operations-tests")
-        case .runLoopCFSocket:
-            return RunLoopScheduler(thread: IsolatedThreads.cfSocket, sockets: .cfSocket)
-        case .runLoopEpoll:
-            return RunLoopScheduler(thread: IsolatedThreads.epoll, sockets: .epollSource)
-        }
+        self.makeScheduler(in: IsolatedThreads.contexts)
     }
 }
 
 /// The network threads of the operation tests (network threads live as long as the process).
 enum IsolatedThreads {
-    static let cfSocket = NetworkThread(name: "OpsTests.cf")
-    static let epoll = NetworkThread(name: "OpsTests.epoll")
+    static let contexts = PrivateContexts(name: "OpsTests")
 }
 
 /// Records what one operation reports: its handlers (and where they ran), its `completionBlock`,
