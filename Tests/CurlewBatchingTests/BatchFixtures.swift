@@ -197,25 +197,6 @@ func stillHolds(for window: Duration, _ condition: () async -> Bool) async -> Bo
     }
 }
 
-/// Blocks whoever calls ``pass()`` until the test calls ``open()`` (or 30 s passed), and says
-/// whether someone is waiting. For handlers and completion blocks held open on purpose, on threads
-/// that are not Swift's cooperative ones.
-final class Gate: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let waiting = Locked(false)
-
-    func pass() {
-        self.waiting.set(true)
-        _ = self.semaphore.wait(timeout: .now() + 30)
-    }
-
-    var isWaiting: Bool { self.waiting.value }
-
-    func open() {
-        self.semaphore.signal()
-    }
-}
-
 extension TransferError {
     /// Whether this is a cancellation.
     var isCancellation: Bool { self.code == .cancelled }
