@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CurlewRunLoop", targets: ["CurlewRunLoop"]),
         .library(name: "CurlewSerialization", targets: ["CurlewSerialization"]),
         .library(name: "CurlewOperations", targets: ["CurlewOperations"]),
+        .library(name: "CurlewBatching", targets: ["CurlewBatching"]),
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
@@ -52,10 +53,15 @@ let package = Package(
         ),
         // RequestOperation: AFURLConnectionOperation's asynchronous Operation, on any backend.
         .target(name: "CurlewOperations", dependencies: ["CurlewTransport", "CurlewSerialization"]),
+        // Batches of operations: progress, and one completion after every member's own completion.
+        .target(name: "CurlewBatching", dependencies: ["CurlewOperations", "CurlewTransport"]),
         // The umbrella: backend choice, the default engine, and everything re-exported.
         .target(
             name: "Curlew",
-            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewSerialization", "CurlewOperations"]
+            dependencies: [
+                "CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewSerialization", "CurlewOperations",
+                "CurlewBatching",
+            ]
         ),
 
         // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
@@ -96,6 +102,7 @@ let package = Package(
         .testTarget(name: "CurlewSchedulerTests", dependencies: ["CurlewTestSupport"]),
         .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewOperationsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
+        .testTarget(name: "CurlewBatchingTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewLessonsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
     ]
 )

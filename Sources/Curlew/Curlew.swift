@@ -1,3 +1,4 @@
+@_exported import CurlewBatching
 @_exported import CurlewDispatch
 @_exported import CurlewOperations
 @_exported import CurlewRunLoop

@@ -22,29 +22,15 @@ func request(_ route: Route) throws -> TransferRequest {
     TransferRequest(url: try testServer().url(route))
 }
 
-/// Runs `body` with a new engine on `backend`; afterwards checks that no transfer is left running,
-/// shuts the engine down and checks that it left nothing behind.
+/// Runs `body` with a new engine on `backend` (a context of its own, see
+/// ``BackendConfiguration/makeIsolatedScheduler()``), then checks that it left nothing behind.
 func withEngine(
     _ backend: BackendConfiguration,
     configure: (inout TransferEngine.Configuration) -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (TransferEngine) async throws -> Void
 ) async throws {
-    var configuration = TransferEngine.Configuration()
-    configure(&configuration)
-    let engine = TransferEngine(scheduler: backend.makeIsolatedScheduler(), configuration: configuration)
-    do {
-        try await body(engine)
-    } catch {
-        await engine.shutdown()
-        throw error
-    }
-    let before = await engine.diagnostics()
-    #expect(before.liveTransfers == 0, "transfers still live when the test ended: \(before)")
-    await engine.shutdown()
-    let after = await engine.diagnostics()
-    #expect(after.liveTransfers == 0, "transfers left after shutdown: \(after)")
-    #expect(after.openSockets == 0, "sockets left after shutdown: \(after)")
-    #expect(after.scheduler == SchedulerDiagnostics(), "scheduler holdings after shutdown: \(after.scheduler)")
+    try await withEngine(on: backend.makeIsolatedScheduler(), configure: configure, sourceLocation: sourceLocation, body)
 }
 
 extension BackendConfiguration {
@@ -56,35 +42,13 @@ extension BackendConfiguration {
     /// `NetworkThread.shared`; holding that thread could leave no cooperative thread to release
     /// it. A thread of our own cannot be part of such a cycle.
     func makeIsolatedScheduler() -> any TransferScheduler {
-        switch self {
-        case .dispatch:
-            return DispatchScheduler(label: "operations-tests")
-        case .runLoopCFSocket:
-            return RunLoopScheduler(thread: IsolatedThreads.cfSocket, sockets: .cfSocket)
-        case .runLoopEpoll:
-            return RunLoopScheduler(thread: IsolatedThreads.epoll, sockets: .epollSource)
-        }
+        self.makeScheduler(in: IsolatedThreads.contexts)
     }
 }
 
 /// The network threads of the operation tests (network threads live as long as the process).
 enum IsolatedThreads {
-    static let cfSocket = NetworkThread(name: "OpsTests.cf")
-    static let epoll = NetworkThread(name: "OpsTests.epoll")
-}
-
-/// A serial queue that knows when code runs on it.
-final class MarkedQueue: Sendable {
-    let queue: DispatchQueue
-    private let key = DispatchSpecificKey<UInt8>()
-
-    init(_ label: String, concurrent: Bool = false) {
-        self.queue = DispatchQueue(label: label, attributes: concurrent ? .concurrent : [])
-        self.queue.setSpecific(key: self.key, value: 1)
-    }
-
-    /// Whether the caller runs on this queue.
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: self.key) != nil }
+    static let contexts = PrivateContexts(name: "OpsTests")
 }
 
 /// Records what one operation reports: its handlers (and where they ran), its `completionBlock`,

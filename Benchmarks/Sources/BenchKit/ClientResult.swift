@@ -6,7 +6,7 @@
 public struct ClientResult: Codable, Sendable, Hashable {
     /// The client's name as given with `--client`, e.g. `"curlew-dispatch"`.
     public var client: String
-    /// The scenario as given with `--scenario`: `get`, `post`, `h2`, `idle` or `lateness`.
+    /// The scenario as given with `--scenario`: `get`, `post`, `h2`, `idle`, `lateness` or `batch`.
     public var scenario: String
     /// Transfers kept in flight.
     public var concurrency: Int

@@ -30,3 +30,9 @@ public enum ClientSetupError: Error, Sendable {
     /// A setup failure (a malformed URL, a missing CA file): stderr and a non-zero exit, no result.
     case failed(String)
 }
+
+extension ClientSetupError {
+    /// What every client but Curlew's operation clients answers to the `batch` scenario.
+    public static let batchNotSupported = ClientSetupError.unsupported(
+        note: "the batch scenario measures Curlew's operations queued in waves, with and without OperationBatch")
+}

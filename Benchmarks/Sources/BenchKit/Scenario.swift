@@ -10,6 +10,9 @@ public enum Scenario: String, Sendable, CaseIterable {
     case idle
     /// The `get` load while a main-thread 1 ms tick measures how late it fires.
     case lateness
+    /// GET in waves of C: C requests queued at once, the next wave once the whole wave is over
+    /// (only Curlew's operation clients run it, as plain operations or as one `OperationBatch`).
+    case batch
 
     /// Whether the scenario records per-request latency (`idle` reports zeros).
     public var measuresLatency: Bool { self != .idle }

@@ -33,6 +33,8 @@ final class AsyncHTTPClientClient: LoadClient {
             request.body = .bytes(ByteBuffer(repeating: UInt8(ascii: "x"), count: options.bodyBytes))
         case .get, .h2, .idle, .lateness:
             request.method = .GET
+        case .batch:
+            throw .batchNotSupported
         }
         self.request = request
         self.protocolCheck = ProtocolCheck(options)

@@ -12,6 +12,7 @@ final class EngineClient: LoadClient {
     var note: String? { self.protocolCheck.note }
 
     init(options: BenchOptions, backend: CurlewBackend) throws(ClientSetupError) {
+        guard options.scenario != .batch else { throw .batchNotSupported }
         self.request = try BenchRequest.make(options)
         self.engine = TransferEngine(
             scheduler: backend.makeScheduler(), configuration: BenchRequest.engineConfiguration(options))

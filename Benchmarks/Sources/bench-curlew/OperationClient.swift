@@ -22,8 +22,13 @@ final class OperationClient: LoadClient {
     private let request: TransferRequest
     private let queue: OperationQueue
     private let protocolCheck: ProtocolCheck
+    /// The `batch` scenario's waves; `nil` in every other scenario.
+    private let waves: Waves?
     var note: String? {
-        self.protocolCheck.note(adding: "RequestOperation on an OperationQueue (maxConcurrentOperationCount = C), refilled from each completion handler")
+        if self.waves != nil {
+            return "waves of C RequestOperations queued at once, no batch; the last handler of a wave starts the next"
+        }
+        return self.protocolCheck.note(adding: "RequestOperation on an OperationQueue (maxConcurrentOperationCount = C), refilled from each completion handler")
     }
 
     init(options: BenchOptions, backend: CurlewBackend) throws(ClientSetupError) {
@@ -35,9 +40,14 @@ final class OperationClient: LoadClient {
         queue.maxConcurrentOperationCount = options.concurrency
         self.queue = queue
         self.protocolCheck = ProtocolCheck(options)
+        self.waves = options.scenario == .batch ? Waves(size: options.concurrency) : nil
     }
 
     func start(_ ticket: RequestTicket) {
+        if let waves = self.waves {
+            if let wave = waves.admitted(ticket) { self.startWave(wave, of: waves) }
+            return
+        }
         let operation = RequestOperation(request: self.request, engine: self.engine)
         operation.setCompletionHandlers(
             success: { [self] operation, object in
@@ -50,6 +60,30 @@ final class OperationClient: LoadClient {
                 self.finished(ticket, .failure(String(describing: error)))
             })
         self.queue.addOperation(operation)
+    }
+
+    /// Queues one wave of operations; the handler that ends the wave queues the next.
+    private func startWave(_ tickets: [RequestTicket], of waves: Waves) {
+        let remaining = WaveCountdown(tickets.count)
+        let operations = tickets.map { ticket in
+            let operation = RequestOperation(request: self.request, engine: self.engine)
+            let ended: @Sendable (RequestOutcome) -> Void = { [self] outcome in
+                waves.finish(ticket, outcome)
+                if remaining.countDown() {
+                    let next = waves.nextWave()
+                    if !next.isEmpty { self.startWave(next, of: waves) }
+                }
+            }
+            operation.setCompletionHandlers(
+                success: { operation, object in
+                    let status = operation.response?.head.status.code ?? 0
+                    let bytes = (object as? Data)?.count ?? operation.response?.body?.count ?? 0
+                    ended(.response(status: status, bytes: bytes))
+                },
+                failure: { _, error in ended(.failure(String(describing: error))) })
+            return operation
+        }
+        self.queue.addOperations(operations, waitUntilFinished: false)
     }
 
     private func finished(_ ticket: RequestTicket, _ outcome: RequestOutcome) {

@@ -1,5 +1,6 @@
-// bench-curlew: Curlew's clients. The engine directly (`curlew-*-engine`) and through RequestOperation
-// on an OperationQueue (`curlew-dispatch`, `curlew-runloop`, `curlew-runloop-epoll`), on each backend.
+// bench-curlew: Curlew's clients. The engine directly (`curlew-*-engine`), through RequestOperation
+// on an OperationQueue (`curlew-dispatch`, `curlew-runloop`, `curlew-runloop-epoll`), and, for the batch
+// scenario only, through OperationBatch (`curlew-*-batch`), on each backend.
 import BenchKit
 
 BenchClientMain.run(clients: [
@@ -9,4 +10,7 @@ BenchClientMain.run(clients: [
     "curlew-dispatch": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .dispatch) },
     "curlew-runloop": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopCFSocket) },
     "curlew-runloop-epoll": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopEpoll) },
+    "curlew-dispatch-batch": { options throws(ClientSetupError) in try BatchClient(options: options, backend: .dispatch) },
+    "curlew-runloop-batch": { options throws(ClientSetupError) in try BatchClient(options: options, backend: .runLoopCFSocket) },
+    "curlew-runloop-epoll-batch": { options throws(ClientSetupError) in try BatchClient(options: options, backend: .runLoopEpoll) },
 ])

@@ -17,6 +17,7 @@ final class MainRunLoopClient: LoadClient {
 
     /// Call on the main thread: the scheduler binds the calling thread's run loop.
     init(options: BenchOptions) throws(ClientSetupError) {
+        guard options.scenario != .batch else { throw .batchNotSupported }
         self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()

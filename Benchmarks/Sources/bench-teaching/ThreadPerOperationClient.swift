@@ -29,6 +29,7 @@ final class ThreadPerOperationClient: LoadClient, @unchecked Sendable {
     }
 
     init(options: BenchOptions) throws(ClientSetupError) {
+        guard options.scenario != .batch else { throw .batchNotSupported }
         self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()

@@ -13,6 +13,9 @@ final class URLSessionClient: LoadClient {
     private let request: URLRequest
 
     init(options: BenchOptions) throws(ClientSetupError) {
+        if options.scenario == .batch {
+            throw .batchNotSupported
+        }
         if options.scenario == .h2 {
             // FoundationNetworking on Linux always uses libcurl's default CA bundle
             // (`_EasyHandle.setCARootBundlePath`; only Android reads a CA file from the environment)

@@ -7,6 +7,8 @@ struct BenchClient: Sendable, Hashable, Identifiable {
     var product: String?
     /// One line on what it is.
     var summary: String
+    /// Made for one scenario (the batch clients): it takes part only where a scenario names it.
+    var isDedicated = false
 
     /// ``name``.
     var id: String { self.name }
@@ -36,6 +38,15 @@ extension BenchClient {
                     summary: "Curlew, RunLoopScheduler (epoll source), RequestOperation on an OperationQueue"),
         BenchClient(name: "curlew-runloop-epoll-engine", product: "bench-curlew",
                     summary: "Curlew, RunLoopScheduler (epoll source), TransferEngine directly"),
+        BenchClient(name: "curlew-dispatch-batch", product: "bench-curlew",
+                    summary: "Curlew, DispatchScheduler, RequestOperations as one OperationBatch (batch scenario only)",
+                    isDedicated: true),
+        BenchClient(name: "curlew-runloop-batch", product: "bench-curlew",
+                    summary: "Curlew, RunLoopScheduler (CFSocket), RequestOperations as one OperationBatch (batch scenario only)",
+                    isDedicated: true),
+        BenchClient(name: "curlew-runloop-epoll-batch", product: "bench-curlew",
+                    summary: "Curlew, RunLoopScheduler (epoll source), RequestOperations as one OperationBatch (batch scenario only)",
+                    isDedicated: true),
         BenchClient(name: "urlsession", product: "bench-urlsession", summary: "FoundationNetworking URLSession"),
         BenchClient(name: "async-http-client", product: "bench-ahc", summary: "AsyncHTTPClient (SwiftNIO)"),
         BenchClient(name: "main-runloop", product: "bench-teaching",

@@ -8,7 +8,7 @@ enum RunPlan {
         var runs: [PlannedRun] = []
         for repeatNumber in 1...max(1, repeats) {
             for scenario in scenarios {
-                let taking = clients.filter { !$0.isWrk || scenario.wrkCanRun }
+                let taking = clients.filter(scenario.admits)
                 guard !taking.isEmpty else { continue }
                 let shift = (repeatNumber - 1) % taking.count
                 let rotated = Array(taking[shift...] + taking[..<shift])

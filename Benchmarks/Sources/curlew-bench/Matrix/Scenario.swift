@@ -35,6 +35,9 @@ struct Scenario: Sendable, Hashable, Identifiable {
     var headline: Headline
     /// Whether `wrk` can take part (plain HTTP/1.1 load).
     var wrkCanRun: Bool
+    /// The clients that take part, by name; `nil`: every client not made for one scenario (see
+    /// ``BenchClient/isDedicated``).
+    var participants: Set<String>? = nil
 
     /// Whether clients generate load in it (everything but idle).
     var isLoad: Bool { self.headline != .idleCost }
@@ -98,8 +101,20 @@ extension Scenario {
         bodyBytes: nil, headline: .threads, wrkCanRun: false
     )
 
+    /// A thousand small GETs as one batch, against the same thousand operations queued without one.
+    static let batch = Scenario(
+        id: "batch", title: "Batch of 1,000 small GETs",
+        summary: "Waves of 1,000 small GETs queued at once: as one OperationBatch (curlew-*-batch) or as plain operations (curlew-*); the next wave once the last is over.",
+        clientScenario: "batch", resource: .small, concurrencies: [1000], usesTLS: false,
+        bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: false,
+        participants: [
+            "curlew-dispatch", "curlew-dispatch-batch", "curlew-runloop", "curlew-runloop-batch",
+            "curlew-runloop-epoll", "curlew-runloop-epoll-batch",
+        ]
+    )
+
     /// Every scenario, in report order.
-    static let all: [Scenario] = [.getSmall, .get64k, .get16m, .post1k, .h2, .lateness, .idle, .threads]
+    static let all: [Scenario] = [.getSmall, .get64k, .get16m, .post1k, .h2, .lateness, .idle, .threads, .batch]
 
     /// The reduced matrix of `--quick`.
     static let quick: [Scenario] = [
@@ -116,4 +131,11 @@ extension Scenario {
 
     /// Whether `--concurrency` applies (the scenarios that sweep it).
     var sweepsConcurrency: Bool { self.concurrencies.count > 1 }
+
+    /// Whether `client` takes part in this scenario.
+    func admits(_ client: BenchClient) -> Bool {
+        if client.isWrk && !self.wrkCanRun { return false }
+        guard let participants = self.participants else { return !client.isDedicated }
+        return participants.contains(client.name)
+    }
 }

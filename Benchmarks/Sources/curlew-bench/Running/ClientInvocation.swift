@@ -1,7 +1,7 @@
 /// The command line of a client for one run (the contract in `BenchKit/ClientResult.swift`):
 ///
 /// ```
-/// <binary> --client NAME --url URL --scenario get|post|h2|idle|lateness --concurrency C
+/// <binary> --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C
 ///          [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
 /// ```
 enum ClientInvocation {
