@@ -5,8 +5,9 @@ internal import CCurl
 /// curl's per-transfer callbacks, and what happens when curl reports the transfer done.
 ///
 /// All of this runs on the engine's context, inside `curl_multi_socket_action`. Callbacks allocate
-/// nothing per call beyond what the delegate does; returning a count other than the one given
-/// aborts the transfer, after recording why in `pendingError`.
+/// nothing per call beyond what the delegate does. What a callback does is the state machine's
+/// decision (``TransferStateMachine/Phase``); a callback that finds a failure records it there
+/// (``TransferStateMachine/failed(_:)``) and returns what aborts the transfer.
 extension Transfer {
     static let writeCallback: ccurl_data_callback = { buffer, size, count, userdata in
         guard let userdata else { return 0 }
@@ -35,18 +36,19 @@ extension Transfer {
     // MARK: Response head
 
     private func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard self.machine.wantsHead else { return false }
         switch self.parser.consume(line) {
         case .needMore, .informational:
             return true
         case .tooLarge:
-            self.pendingError = TransferError(
+            self.machine.failed(TransferError(
                 .responseHeadTooLarge,
                 "The response head exceeds \(self.request.options.maximumResponseHeadSize) bytes.",
-                failingURL: self.currentURL)
+                failingURL: self.currentURL))
             return false
         case .malformed:
-            self.pendingError = TransferError(.badServerResponse, "The response status line is not HTTP.",
-                                              failingURL: self.currentURL)
+            self.machine.failed(TransferError(.badServerResponse, "The response status line is not HTTP.",
+                                              failingURL: self.currentURL))
             return false
         case .complete(let head):
             return self.headArrived(head)
@@ -59,41 +61,31 @@ extension Transfer {
         guard let attempt = self.attempt else { return false }
         if let redirect = self.redirectTarget(for: head, after: attempt) {
             switch redirect {
-            case .failure(let error):
-                self.pendingError = error
-                return false
-            case .success(let next):
-                self.pendingRedirect = next
-                self.bodyMode = .discard
-                return true
+            case .failure(let error): return self.machine.headArrived(.fail(error))
+            case .success(let next): return self.machine.headArrived(.drain(then: .redirect(next)))
             }
         }
         if let resume = attempt.resume {
             switch ResumePlanner.decide(head, for: resume) {
             case .append:
-                self.bodyMode = .deliver
-                return true
+                return self.machine.headArrived(.deliver)
             case .skip(let count):
-                self.bodyMode = .skip(count)
-                return true
+                return self.machine.headArrived(.skip(count))
             case .retryWithoutRange:
-                self.pendingPlainRetry = true
-                self.bodyMode = .discard
-                return true
+                return self.machine.headArrived(.drain(then: .retryWithoutRange))
             case .restart:
                 do {
                     try self.restartBody()
                 } catch {
-                    self.pendingError = error
-                    return false
+                    return self.machine.headArrived(.fail(error))
                 }
             }
         }
         let length = head.headerFields[.contentLength].flatMap { Int64($0) }
         if let limit = self.request.options.maximumResponseBodySize, let length, length > limit {
-            self.pendingError = Self.tooLarge(limit, url: self.currentURL)
-            return false
+            return self.machine.headArrived(.fail(Self.tooLarge(limit, url: self.currentURL)))
         }
+        guard self.machine.headArrived(.deliver) else { return false }
         let decoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
         self.progress.expectedBytesToReceive = decoded && self.request.options.automaticDecompression ? nil : length
         if let length { self.sink?.reserve(length) }
@@ -139,38 +131,26 @@ extension Transfer {
     // MARK: Body
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        switch self.halt {
-        case .cancel:
-            self.pendingError = TransferError.cancelled(url: self.currentURL)
+        let chunk: UnsafeRawBufferPointer
+        switch self.machine.bodyArrived(count: bytes.count) {
+        case .abort:
             return 0
         case .pause:
             return ccurl_writefunc_pause()  // curl keeps the chunk; the handle leaves with it, unkept
-        case nil:
-            break
-        }
-        var chunk = bytes
-        switch self.bodyMode {
-        case .deliver:
-            break
-        case .discard:
+        case .drop:
             return bytes.count
-        case .skip(let remaining):
-            if Int64(bytes.count) <= remaining {
-                self.bodyMode = Int64(bytes.count) == remaining ? .deliver : .skip(remaining - Int64(bytes.count))
-                return bytes.count
-            }
-            chunk = UnsafeRawBufferPointer(rebasing: bytes[Int(remaining)...])
-            self.bodyMode = .deliver
+        case .deliver(let offset):
+            chunk = offset == 0 ? bytes : UnsafeRawBufferPointer(rebasing: bytes[offset...])
         }
         let kept = self.sink?.count ?? 0
         if let limit = self.request.options.maximumResponseBodySize, kept + Int64(chunk.count) > limit {
-            self.pendingError = Self.tooLarge(limit, url: self.currentURL)
+            self.machine.failed(Self.tooLarge(limit, url: self.currentURL))
             return 0
         }
         do {
             try self.sink?.write(chunk)
         } catch {
-            self.pendingError = error
+            self.machine.failed(error)
             return 0
         }
         self.progress.bytesReceived = self.sink?.count ?? 0
@@ -179,10 +159,7 @@ extension Transfer {
     }
 
     private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if self.halt == .cancel {
-            self.pendingError = TransferError.cancelled(url: self.currentURL)
-            return ccurl_readfunc_abort()
-        }
+        guard self.machine.sendsBody else { return ccurl_readfunc_abort() }
         do {
             let count = try self.source?.read(into: buffer) ?? 0
             if let sent = self.source?.offset, sent > self.progress.bytesSent {
@@ -191,7 +168,7 @@ extension Transfer {
             }
             return count
         } catch {
-            self.pendingError = error
+            self.machine.failed(error)
             return ccurl_readfunc_abort()
         }
     }
@@ -204,12 +181,12 @@ extension Transfer {
 
     /// curl reported the current attempt done (from `curl_multi_info_read`).
     func curlDidFinish(_ result: CURLcode) {
-        guard let easy = self.easy, self.machine.state == .running, var attempt = self.attempt else { return }
-        if result == CURLE_OK, let next = self.pendingRedirect {
+        self.driver.scheduler.assertOnContext()
+        guard let easy = self.easy, self.machine.isRunning, var attempt = self.attempt else { return }
+        switch self.machine.attemptEnded(succeeded: result == CURLE_OK) {
+        case .relaunch(let next):
             self.relaunch(next)
-            return
-        }
-        if result == CURLE_OK, self.pendingPlainRetry {
+        case .retryWithoutRange:
             do {
                 try self.restartBody()
             } catch {
@@ -218,10 +195,17 @@ extension Transfer {
             }
             attempt.resume = nil
             self.relaunch(attempt)
-            return
+        case .succeed:
+            self.completeNow(self.makeResponse(easy))
+        case .fail(var error):
+            error.failingURL = error.failingURL ?? self.currentURL
+            if result != CURLE_OK { error.curlCode = error.curlCode ?? Int(result.rawValue) }
+            self.completeNow(.failure(error))
+        case .failWithCurlError:
+            let osErrno = easy.info(long: CURLINFO_OS_ERRNO).map { Int32(truncatingIfNeeded: $0) }
+            self.completeNow(.failure(TransferError(curlCode: result, message: easy.errorMessage, osErrno: osErrno,
+                                                    url: self.currentURL)))
         }
-        let outcome = result == CURLE_OK ? self.makeResponse(easy) : .failure(self.makeError(easy, result))
-        self.completeNow(outcome)
     }
 
     private func makeResponse(_ easy: EasyHandle) -> Result<TransferResponse, TransferError> {
@@ -252,15 +236,5 @@ extension Transfer {
         metrics.firstByte = duration(CURLINFO_STARTTRANSFER_TIME_T)
         metrics.total = duration(CURLINFO_TOTAL_TIME_T)
         return .success(TransferResponse(head: head, body: stored.body, fileURL: stored.fileURL, url: url, metrics: metrics))
-    }
-
-    private func makeError(_ easy: EasyHandle, _ result: CURLcode) -> TransferError {
-        if var error = self.pendingError {
-            error.failingURL = error.failingURL ?? self.currentURL
-            error.curlCode = error.curlCode ?? Int(result.rawValue)
-            return error
-        }
-        let osErrno = easy.info(long: CURLINFO_OS_ERRNO).map { Int32(truncatingIfNeeded: $0) }
-        return TransferError(curlCode: result, message: easy.errorMessage, osErrno: osErrno, url: self.currentURL)
     }
 }

@@ -42,15 +42,6 @@ public final class Transfer: @unchecked Sendable {
     var deliveredHead: HTTPResponse?
     var sink: ResponseBodySink?
     var source: RequestBodySource?
-    var bodyMode: BodyMode = .deliver
-    /// An error found inside a curl callback, which then aborts; it wins over curl's code.
-    var pendingError: TransferError?
-    /// A cancel or pause asked for on the context, which the next body callback carries out.
-    var halt: Halt?
-    /// The attempt to make once the current (redirect) response is drained.
-    var pendingRedirect: Attempt?
-    /// The range reply could not be trusted: fetch again without a range once it is drained.
-    var pendingPlainRetry = false
     var progress = TransferProgress()
     var resumeCount = 0
     /// When the total timeout (``TransferOptions/timeout``) runs out, while running; the engine
@@ -58,21 +49,6 @@ public final class Transfer: @unchecked Sendable {
     var deadline: ContinuousClock.Instant?
     /// What was left of the total timeout when the transfer paused (time paused does not count).
     var timeoutLeftWhilePaused: Duration?
-
-    /// What a body callback must do before anything else (see `haltNowIfOnContext`).
-    enum Halt: Hashable {
-        case cancel
-        case pause
-    }
-
-    /// What happens to body bytes of the current response.
-    enum BodyMode: Hashable {
-        case deliver
-        /// A redirect or distrusted range reply: drain and drop.
-        case discard
-        /// A full reply to a range request: drop this many leading bytes already kept.
-        case skip(Int64)
-    }
 
     init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
         self.request = request
@@ -92,14 +68,14 @@ public final class Transfer: @unchecked Sendable {
     /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
     /// unless it already completed. Safe at any moment, from any thread, any number of times.
     public func cancel() {
-        self.haltNowIfOnContext(.cancel)
+        self.haltNowIfOnContext(cancelling: true)
         self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
     }
 
     /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
     /// connection, and the body received so far is kept. Does nothing unless running.
     public func pause() {
-        self.haltNowIfOnContext(.pause)
+        self.haltNowIfOnContext(cancelling: false)
         self.onContext { self.contextPause() }
     }
 
@@ -116,9 +92,9 @@ public final class Transfer: @unchecked Sendable {
     /// in the same `curl_multi_socket_action` call. So the next body callback stops at once —
     /// aborting with the cancellation error, or pausing reception — and the queued block finishes
     /// the job (removing the handle is not allowed inside a callback).
-    private func haltNowIfOnContext(_ halt: Halt) {
-        guard self.driver.scheduler.isOnContext, self.machine.state == .running, self.halt != .cancel else { return }
-        self.halt = halt
+    private func haltNowIfOnContext(cancelling: Bool) {
+        guard self.driver.scheduler.isOnContext else { return }
+        self.machine.haltRequested(cancellingWith: cancelling ? TransferError.cancelled(url: self.currentURL) : nil)
     }
 
     /// Runs `work` on the engine's context, as one entry into the engine.
@@ -136,6 +112,7 @@ public final class Transfer: @unchecked Sendable {
     // MARK: Context-side control
 
     private func contextStart() {
+        self.driver.scheduler.assertOnContext()
         guard self.machine.start() == .activate else { return }
         self.driver.register(self)
         if let timeout = self.request.options.timeout { self.setDeadline(.now + timeout) }
@@ -167,6 +144,7 @@ public final class Transfer: @unchecked Sendable {
     }
 
     func contextCancel(_ error: TransferError) {
+        self.driver.scheduler.assertOnContext()
         guard self.machine.cancel() == .finish else { return }
         self.finish(.failure(error))
     }
@@ -176,6 +154,7 @@ public final class Transfer: @unchecked Sendable {
     }
 
     private func contextPause() {
+        self.driver.scheduler.assertOnContext()
         guard self.machine.pause() == .deactivate else { return }
         if let deadline = self.deadline {
             self.timeoutLeftWhilePaused = deadline - .now
@@ -186,7 +165,9 @@ public final class Transfer: @unchecked Sendable {
     }
 
     private func contextResume() {
-        guard self.machine.resume() == .activate, var next = self.attempt else { return }
+        self.driver.scheduler.assertOnContext()
+        guard case .paused(let wasDraining) = self.machine.state, self.machine.resume() == .activate,
+              var next = self.attempt else { return }
         self.resumeCount += 1
         next.resume = nil
         if let left = self.timeoutLeftWhilePaused {
@@ -195,7 +176,7 @@ public final class Transfer: @unchecked Sendable {
         }
         do throws(TransferError) {
             let kept = self.sink?.count ?? 0
-            if kept > 0, next.method == .get, !self.pendingPlainRetry, self.pendingRedirect == nil,
+            if kept > 0, next.method == .get, !wasDraining,
                let head = self.deliveredHead, let validator = ResumeValidator(head) {
                 next.resume = ResumeRequest(offset: kept, validator: validator)
             } else {
@@ -218,11 +199,7 @@ public final class Transfer: @unchecked Sendable {
         }
         self.easy = easy
         self.parser = ResponseHeadParser(limit: self.request.options.maximumResponseHeadSize)
-        self.bodyMode = .deliver
-        self.pendingError = nil
-        self.halt = nil
-        self.pendingRedirect = nil
-        self.pendingPlainRetry = false
+        self.machine.attemptStarted()
         _ = self.source?.seek(to: 0)
         try self.configure(easy, for: attempt)
         try self.driver.attach(easy)
