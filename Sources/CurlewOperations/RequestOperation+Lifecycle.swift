@@ -7,16 +7,18 @@ import Foundation
 // Every event (start, cancel, pause, resume, the transfer's completion, the processed result) runs
 // the state machine under the operation's one lock. Two kinds of effect follow:
 //
-// - **Under the lock**, the effects whose order must match the order of the transitions, and which
-//   are non-blocking submissions that run no user code: the transfer's start/cancel/pause/resume
-//   (each only queues work on the network context, where they run FIFO) and the enqueueing of the
-//   did-start and did-pause notifications. Issued after unlocking, two threads' commands could
-//   reach the context in the opposite order of their transitions: a pause and a resume racing
-//   would leave the operation executing and its transfer paused, for ever.
-// - **After unlocking**, everything that runs code we do not control or that calls back into the
-//   operation: `super.cancel()`, the `didChangeValue(forKey:)` posts (Foundation's queue runs its
-//   bookkeeping there and calls the operation's getters), the hop to the processing queue, resuming
-//   awaiting tasks, dispatching handlers, the did-finish notification.
+// - **Under the lock**, the effects whose order must match the order of the transitions and which
+//   cannot block: the did-start and did-pause notifications are enqueued, and the transfer's
+//   start/cancel/pause/resume are *queued* as commands in the operation's outbox. Issued in any other
+//   order, two threads' commands could reach the network context in the opposite order of their
+//   transitions: a pause and a resume racing would leave the operation executing and its transfer
+//   paused, for ever.
+// - **After unlocking**, the outbox is emptied, in order, by one thread at a time (whichever queued
+//   into an idle outbox): the scheduler is never called with the lock held (the run-loop backend's
+//   first `perform` waits for its thread to start). Then everything that runs code we do not control
+//   or that calls back into the operation: `super.cancel()`, the `didChangeValue(forKey:)` posts
+//   (Foundation's queue runs its bookkeeping there and calls the operation's getters), the hop to
+//   the processing queue, resuming awaiting tasks, dispatching handlers, the did-finish notification.
 extension RequestOperation {
     // MARK: Control
 
@@ -26,7 +28,7 @@ extension RequestOperation {
     /// The operation keeps its place in its queue while paused. Cancelling a paused operation
     /// cancels its transfer, and the operation finishes.
     public func pause() {
-        self.apply(.plain) { $0.pause() }
+        self.apply { $0.pause() }
     }
 
     /// Resumes a paused operation: its transfer continues with a `Range` + `If-Range` request when
@@ -34,14 +36,14 @@ extension RequestOperation {
     /// starts the body over otherwise. The delivered body is byte-identical either way. Ignored
     /// unless paused.
     public func resume() {
-        self.apply(.plain) { $0.resume() }
+        self.apply { $0.resume() }
     }
 
     // MARK: Network context side
 
     /// The transfer's one completion, on the network context: record it and hop off.
     func transferDidComplete(_ outcome: Result<TransferResponse, TransferError>) {
-        self.apply(.transferOutcome(outcome)) { $0.transferCompleted() }
+        self.apply { $0.transferCompleted(outcome) }
     }
 
     /// On the processing queue: serialize a successful response, then finish.
@@ -63,24 +65,39 @@ extension RequestOperation {
                 }
             }
         }
-        self.apply(.processedResult(result)) { $0.resultProcessed() }
+        self.apply { $0.resultProcessed(result) }
     }
 
     // MARK: Applying transitions
 
-    /// What an event brings beside itself.
-    enum EventInput {
-        case plain
-        case transferOutcome(Result<TransferResponse, TransferError>)
-        case processedResult(Result<(any Sendable)?, any Error>)
-    }
+    /// The machine as the operation runs it: the transfer's outcome in, the serialized result out.
+    typealias Machine = StateMachine<Result<TransferResponse, TransferError>, Result<(any Sendable)?, any Error>>
 
     /// What is left to do once the lock is released.
     private struct FollowUp {
-        var transition: StateMachine.Transition
+        var transition: Machine.Transition
+        var issuesTransferCommands = false
         var processing: Result<TransferResponse, TransferError>?
         var delivery: Delivery?
         var progressQueue: DispatchQueue?
+    }
+
+    /// A command for the operation's transfer, queued under the lock in transition order and
+    /// issued after it (see the top of this file).
+    enum TransferCommand {
+        case start(Transfer)
+        case cancel(Transfer)
+        case pause(Transfer)
+        case resume(Transfer)
+
+        func issue() {
+            switch self {
+            case .start(let transfer): transfer.start()
+            case .cancel(let transfer): transfer.cancel()
+            case .pause(let transfer): transfer.pause()
+            case .resume(let transfer): transfer.resume()
+            }
+        }
     }
 
     /// A finished operation's result and where it goes, taken out of the storage at the finish.
@@ -94,9 +111,9 @@ extension RequestOperation {
         var notificationQueue: DispatchQueue
     }
 
-    /// Runs `event` on the state machine under the lock, issues the ordered effects there, and
+    /// Runs `event` on the state machine under the lock, queues the ordered effects there, and does
     /// the rest after unlocking.
-    func apply(_ input: EventInput, _ event: (inout StateMachine) -> StateMachine.Transition) {
+    func apply(_ event: (inout Machine) -> Machine.Transition) {
         let followUp = self.storage.withLock { state -> FollowUp in
             let transition = event(&state.machine)
             var followUp = FollowUp(transition: transition)
@@ -107,32 +124,27 @@ extension RequestOperation {
                 let transfer = self.engine.makeTransfer(self.request, delegate: TransferEvents(operation: self))
                 state.transfer = transfer
                 self.enqueue(Self.didStartNotification, on: state.notificationQueue)
-                transfer.start()
+                followUp.issuesTransferCommands = state.queue(.start(transfer))
             case .cancelTransfer:
-                state.transfer?.cancel()
+                if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.cancel(transfer)) }
             case .pauseTransfer:
-                state.transfer?.pause()
+                if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.pause(transfer)) }
                 self.enqueue(Self.didPauseNotification, on: state.notificationQueue)
             case .resumeTransfer:
-                state.transfer?.resume()
-            case .processResult:
-                guard case .transferOutcome(let outcome) = input else {
-                    fatalError("Internal inconsistency: processing without a transfer outcome.")
-                }
+                if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.resume(transfer)) }
+            case .processResult(let outcome):
                 if case .success(let response) = outcome { state.response = response }
                 state.enterCompletionGroup()
                 followUp.processing = outcome
             case .finish(let finish):
                 let result: Result<(any Sendable)?, any Error>
-                switch (finish, input) {
-                case (.withResult, .processedResult(let processed)):
+                switch finish {
+                case .withResult(let processed):
                     result = processed
-                case (.withCancellation, .processedResult(.failure(let error as TransferError))) where error.code == .cancelled:
+                case .withCancellation(.failure(let error as TransferError)) where error.code == .cancelled:
                     result = .failure(error)  // the transfer's own, with the URL it was fetching
-                case (.withCancellation, _):
+                case .withCancellation:
                     result = .failure(TransferError.cancelled(url: state.response?.url ?? self.request.url))
-                case (.withResult, _):
-                    fatalError("Internal inconsistency: finishing with a result that was not processed.")
                 }
                 followUp.delivery = state.finish(with: result)
                 followUp.progressQueue = state.progressAfterFinish()
@@ -140,6 +152,7 @@ extension RequestOperation {
             return followUp
         }
 
+        if followUp.issuesTransferCommands { self.issueTransferCommands() }
         switch followUp.transition.action {
         case .markCancelled, .cancelTransfer:
             super.cancel()
@@ -157,6 +170,14 @@ extension RequestOperation {
         }
         if let delivery = followUp.delivery {
             self.deliver(delivery)
+        }
+    }
+
+    /// Issues the queued transfer commands in order until the outbox is empty. Only the thread that
+    /// queued into an idle outbox gets here; others' commands queued meanwhile are issued too.
+    private func issueTransferCommands() {
+        while let command = self.storage.withLock({ $0.nextTransferCommand() }) {
+            command.issue()
         }
     }
 
@@ -192,6 +213,23 @@ extension RequestOperation {
 }
 
 extension RequestOperation.Storage {
+    /// Queues a transfer command; returns whether the caller must issue the outbox (it was idle).
+    mutating func queue(_ command: RequestOperation.TransferCommand) -> Bool {
+        self.transferCommands.append(command)
+        guard !self.isIssuingTransferCommands else { return false }
+        self.isIssuingTransferCommands = true
+        return true
+    }
+
+    /// The next queued transfer command, or `nil` (and the outbox idle again) when none is left.
+    mutating func nextTransferCommand() -> RequestOperation.TransferCommand? {
+        guard !self.transferCommands.isEmpty else {
+            self.isIssuingTransferCommands = false
+            return nil
+        }
+        return self.transferCommands.removeFirst()
+    }
+
     /// Enters the completion group once, remembering which group to leave.
     mutating func enterCompletionGroup() {
         guard self.enteredGroup == nil, let group = self.completionGroup else { return }

@@ -27,7 +27,10 @@ extension RequestOperation {
     /// ``Action/none`` and changes nothing, as AFNetworking ignores illegal transitions. Two events
     /// cannot happen in some states at all — the transfer completes exactly once and only after
     /// the operation created it, and its result is processed once — and those trap.
-    package struct StateMachine: Hashable, Sendable {
+    ///
+    /// The two events that bring data carry it in, and the actions that need it carry it out: the
+    /// transfer's `Outcome` and the `Processed` result (generic, so that the tests use plain values).
+    package struct StateMachine<Outcome: Sendable, Processed: Sendable>: Sendable {
         /// Where the operation is in its life.
         package enum State: Hashable, Sendable, CaseIterable {
             /// Created, not started (`isReady` is Foundation's: no unfinished dependencies).
@@ -49,7 +52,7 @@ extension RequestOperation {
         }
 
         /// What the operation does once the state has changed.
-        package enum Action: Hashable, Sendable {
+        package enum Action: Sendable {
             /// Nothing: the event does not apply in this state.
             case none
             /// Cancelled with no transfer to cancel: tell Foundation (`super.cancel()`), which, for
@@ -65,22 +68,23 @@ extension RequestOperation {
             case pauseTransfer
             /// Resume the paused transfer (it continues with a range request when it can).
             case resumeTransfer
-            /// The transfer completed: process its result off the network context.
-            case processResult
+            /// The transfer completed: process its outcome off the network context.
+            case processResult(Outcome)
             /// The operation is finished: deliver its result, or the cancellation error.
             case finish(Finish)
         }
 
         /// Which result a finished operation reports.
-        package enum Finish: Hashable, Sendable {
+        package enum Finish: Sendable {
             /// The processed result of its transfer (the response object, or an error).
-            case withResult
-            /// The cancellation error: it was cancelled before it finished.
-            case withCancellation
+            case withResult(Processed)
+            /// The cancellation error: it was cancelled before it finished. Carries the processed
+            /// result when there was one (a cancelled transfer's own error names the URL it fetched).
+            case withCancellation(Processed?)
         }
 
         /// The outcome of one event.
-        package struct Transition: Hashable, Sendable {
+        package struct Transition: Sendable {
             /// What to do after the state changed.
             package var action: Action
             /// The keys to post, in this order, after the lock is released.
@@ -92,7 +96,7 @@ extension RequestOperation {
             }
 
             /// Nothing to do, nothing to post.
-            package static let none = Transition(.none)
+            package static var none: Transition { Transition(.none) }
         }
 
         package private(set) var state: State
@@ -131,7 +135,7 @@ extension RequestOperation {
             switch self.state {
             case .ready:
                 if self.isCancelled {
-                    return self.move(to: .finished, .finish(.withCancellation))
+                    return self.move(to: .finished, .finish(.withCancellation(nil)))
                 }
                 guard isReady else { return .none }
                 return self.move(to: .executing, .startTransfer)
@@ -175,24 +179,24 @@ extension RequestOperation {
             }
         }
 
-        /// The transfer reported its one completion (on the network context).
+        /// The transfer reported its one completion (on the network context), with `outcome`.
         ///
         /// A paused operation can get here too: its transfer was cancelled, or it completed on the
         /// context before the pause reached it.
-        package mutating func transferCompleted() -> Transition {
+        package mutating func transferCompleted(_ outcome: Outcome) -> Transition {
             switch self.state {
             case .executing, .paused:
-                return self.move(to: .completing, .processResult)
+                return self.move(to: .completing, .processResult(outcome))
             case .ready, .completing, .finished:
                 fatalError("Internal inconsistency: a transfer completed while its operation was \(self.state).")
             }
         }
 
-        /// The transfer's result was processed (serialized) on the processing queue.
-        package mutating func resultProcessed() -> Transition {
+        /// The transfer's result was processed (serialized) on the processing queue, giving `result`.
+        package mutating func resultProcessed(_ result: Processed) -> Transition {
             switch self.state {
             case .completing:
-                return self.move(to: .finished, .finish(self.isCancelled ? .withCancellation : .withResult))
+                return self.move(to: .finished, .finish(self.isCancelled ? .withCancellation(result) : .withResult(result)))
             case .ready, .executing, .paused, .finished:
                 fatalError("Internal inconsistency: a result was processed while the operation was \(self.state).")
             }
@@ -218,3 +222,12 @@ extension RequestOperation {
         }
     }
 }
+
+extension RequestOperation.StateMachine: Equatable where Outcome: Equatable, Processed: Equatable {}
+extension RequestOperation.StateMachine: Hashable where Outcome: Hashable, Processed: Hashable {}
+extension RequestOperation.StateMachine.Action: Equatable where Outcome: Equatable, Processed: Equatable {}
+extension RequestOperation.StateMachine.Action: Hashable where Outcome: Hashable, Processed: Hashable {}
+extension RequestOperation.StateMachine.Finish: Equatable where Processed: Equatable {}
+extension RequestOperation.StateMachine.Finish: Hashable where Processed: Hashable {}
+extension RequestOperation.StateMachine.Transition: Equatable where Outcome: Equatable, Processed: Equatable {}
+extension RequestOperation.StateMachine.Transition: Hashable where Outcome: Hashable, Processed: Hashable {}

@@ -99,7 +99,7 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// calls this for you.
     public override func start() {
         let isReady = self.isReady
-        self.apply(.plain) { $0.start(isReady: isReady) }
+        self.apply { $0.start(isReady: isReady) }
     }
 
     /// Cancels the operation, from any thread, at any moment; only the first call does anything,
@@ -112,7 +112,7 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// cancel that arrives while the finished transfer's response is being serialized still makes
     /// the operation fail with the cancellation error: a cancel before finish always wins.
     public override func cancel() {
-        self.apply(.plain) { $0.cancel() }
+        self.apply { $0.cancel() }
     }
 
     /// Whether the operation is paused (see ``pause()``).
@@ -266,9 +266,13 @@ public final class RequestOperation: Operation, @unchecked Sendable {
 extension RequestOperation {
     /// The operation's mutable state, guarded by `RequestOperation.storage`'s lock.
     struct Storage: Sendable {
-        var machine = StateMachine()
+        var machine = RequestOperation.Machine()
         /// The transfer, from start until the operation finishes.
         var transfer: Transfer?
+        /// Commands for the transfer, queued in transition order, issued after unlocking.
+        var transferCommands: [RequestOperation.TransferCommand] = []
+        /// Whether some thread is issuing `transferCommands` now.
+        var isIssuingTransferCommands = false
 
         var responseSerializer: any ResponseSerializer = DataResponseSerializer()
         var completionQueue: DispatchQueue?

@@ -1,7 +1,8 @@
 import CurlewOperations
 import Testing
 
-typealias Machine = RequestOperation.StateMachine
+/// The machine with plain payloads: the transfer's outcome an `Int`, the processed result a `String`.
+typealias Machine = RequestOperation.StateMachine<Int, String>
 typealias MachineState = Machine.State
 typealias MachineTransition = Machine.Transition
 
@@ -16,12 +17,16 @@ enum MachineEvent: Hashable, CaseIterable, CustomTestStringConvertible {
         case .cancel: return machine.cancel()
         case .pause: return machine.pause()
         case .resume: return machine.resume()
-        case .transferCompleted: return machine.transferCompleted()
-        case .resultProcessed: return machine.resultProcessed()
+        case .transferCompleted: return machine.transferCompleted(MachineEvent.outcome)
+        case .resultProcessed: return machine.resultProcessed(MachineEvent.processed)
         }
     }
 
     var testDescription: String { "\(self)" }
+
+    /// The payloads the data-carrying events bring.
+    static let outcome = 7
+    static let processed = "processed"
 }
 
 /// A point of the machine's space: a state and the cancellation flag.
@@ -50,7 +55,7 @@ func expected(_ event: MachineEvent, from point: MachinePoint) -> ExpectedTransi
     }
     switch (event, state) {
     case (.startReady, .ready), (.startNotReady, .ready):
-        if cancelled { return to(.finished, .finish(.withCancellation), [.isFinished]) }
+        if cancelled { return to(.finished, .finish(.withCancellation(nil)), [.isFinished]) }
         return event == .startReady ? to(.executing, .startTransfer, [.isExecuting]) : same
     case (.startReady, _), (.startNotReady, _):
         return same
@@ -75,14 +80,15 @@ func expected(_ event: MachineEvent, from point: MachinePoint) -> ExpectedTransi
         return same
 
     case (.transferCompleted, .executing):
-        return to(.completing, .processResult, [])
+        return to(.completing, .processResult(MachineEvent.outcome), [])
     case (.transferCompleted, .paused):
-        return to(.completing, .processResult, [.isExecuting])
+        return to(.completing, .processResult(MachineEvent.outcome), [.isExecuting])
     case (.transferCompleted, _):
         return .traps
 
     case (.resultProcessed, .completing):
-        return to(.finished, .finish(cancelled ? .withCancellation : .withResult), [.isExecuting, .isFinished])
+        return to(.finished, .finish(cancelled ? .withCancellation(MachineEvent.processed) : .withResult(MachineEvent.processed)),
+                  [.isExecuting, .isFinished])
     case (.resultProcessed, _):
         return .traps
     }
@@ -130,9 +136,9 @@ struct StateMachineTests {
         let isCancelled: Bool = point.isCancelled
         let completed: Bool = event == .transferCompleted
         await #expect(processExitsWith: .failure) { [stateIndex = stateIndex as Int, isCancelled = isCancelled as Bool, completed = completed as Bool] in
-            let state = RequestOperation.StateMachine.State.allCases[stateIndex]
-            var machine = RequestOperation.StateMachine(state: state, isCancelled: isCancelled)
-            _ = completed ? machine.transferCompleted() : machine.resultProcessed()
+            let state = Machine.State.allCases[stateIndex]
+            var machine = Machine(state: state, isCancelled: isCancelled)
+            _ = completed ? machine.transferCompleted(MachineEvent.outcome) : machine.resultProcessed(MachineEvent.processed)
         }
     }
 
@@ -198,11 +204,11 @@ struct StateMachineTests {
             // Drive to the end the way the world would: a started, cancelled transfer completes.
             if transferStarted && !transferCompleted {
                 if !machine.isCancelled { posts += machine.cancel().posts; cancelledBeforeFinish = true }
-                posts += machine.transferCompleted().posts
+                posts += machine.transferCompleted(MachineEvent.outcome).posts
                 processing = true
             }
             if processing {
-                let last = machine.resultProcessed()
+                let last = machine.resultProcessed(MachineEvent.processed)
                 posts += last.posts
                 if case .finish(let finish) = last.action { finishes.append(finish) }
             }
@@ -214,7 +220,12 @@ struct StateMachineTests {
                 #expect(machine.isFinished)
                 #expect(posts.last == .isFinished)
                 if executedEver { #expect(Array(posts.suffix(2)) == [.isExecuting, .isFinished]) }
-                #expect(finishes[0] == (cancelledBeforeFinish ? .withCancellation : .withResult))
+                switch finishes[0] {
+                case .withCancellation: #expect(cancelledBeforeFinish, "finished as cancelled without a cancel")
+                case .withResult(let result):
+                    #expect(!cancelledBeforeFinish, "a cancel before the finish must win")
+                    #expect(result == MachineEvent.processed, "the processed result is the one delivered")
+                }
             } else {
                 #expect(!machine.isFinished)
                 #expect(!transferStarted, "a started transfer always finishes its operation")
