@@ -2,9 +2,11 @@ import CurlewTransport
 import Foundation
 internal import CoreFoundation
 internal import Glibc
+import Synchronization
 
-/// The classic scheduler: every callback of a transfer engine runs on one ``NetworkThread``'s run
-/// loop, like AFNetworking's `+networkRequestThread`.
+/// The classic scheduler: every callback of a transfer engine runs on one run loop — a
+/// ``NetworkThread``'s, like AFNetworking's `+networkRequestThread`, or any other thread's that runs
+/// its loop itself (``RunLoopContext``).
 ///
 /// - **perform** queues the block on the thread's run loop in the scheduler's modes and wakes it.
 /// - **sockets** are watched by run-loop sources, in one of two ways (``SocketStrategy``):
@@ -25,12 +27,15 @@ internal import Glibc
 /// Only the run mode matters for whether work runs: a scheduler whose `modes` do not include the
 /// mode its thread runs in (directly or through the common modes) never gets its work done.
 ///
-/// `@unchecked Sendable`: apart from immutable configuration, all state (handler, watcher, timer,
-/// shutdown flag) is confined to the network thread; ``bind(_:)`` hands the handler over with a
-/// perform, and every other call that touches state happens on the thread by contract.
+/// `@unchecked Sendable`: apart from immutable configuration and the bind flag (an `Atomic`), all
+/// state (handler, watcher, timer, shutdown flag) is confined to the context's thread (asserted in
+/// debug builds); ``bind(_:)`` hands the handler over with a perform, and every other call that
+/// touches state happens on the thread by contract.
 public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
-    /// The thread whose run loop is this scheduler's context.
-    public let thread: NetworkThread
+    /// The run loop that is this scheduler's context.
+    public let context: RunLoopContext
+    /// The network thread whose run loop is the context, when it is one.
+    public var thread: NetworkThread? { self.context.networkThread }
     /// The run-loop modes the scheduler's work, sources and timer are added in.
     public let modes: [RunLoop.Mode]
     /// How sockets are watched.
@@ -39,6 +44,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     public let name: String
 
     private let modeList: RunLoopModeList
+    private let isBound = Atomic<Bool>(false)
     // Confined to the network thread:
     private let slot = HandlerSlot()
     private(set) var watcher: (any SocketWatcher)?
@@ -53,12 +59,28 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///     default) means the loop's common modes. An empty list means `[.common]`.
     ///   - sockets: How sockets are watched; `.epollSource` by default (measured: see
     ///     ``SocketStrategy``).
-    public init(
+    public convenience init(
         thread: NetworkThread = .shared,
         modes: [RunLoop.Mode] = [.common],
         sockets: SocketStrategy = .epollSource
     ) {
-        self.thread = thread
+        self.init(context: .networkThread(thread), modes: modes, sockets: sockets)
+    }
+
+    /// Creates a scheduler on `context`'s run loop. Starts nothing: a network thread starts on first use.
+    ///
+    /// - Parameters:
+    ///   - context: The run loop to run on: a network thread's, or a loop its thread runs itself
+    ///     (``RunLoopContext/main``, ``RunLoopContext/currentThread()``).
+    ///   - modes: The run-loop modes for work, socket sources and the timer; `.common` (the
+    ///     default) means the loop's common modes. An empty list means `[.common]`.
+    ///   - sockets: How sockets are watched; `.epollSource` by default.
+    public init(
+        context: RunLoopContext,
+        modes: [RunLoop.Mode] = [.common],
+        sockets: SocketStrategy = .epollSource
+    ) {
+        self.context = context
         self.modeList = RunLoopModeList(modes)
         self.modes = self.modeList.modes
         self.socketStrategy = sockets
@@ -70,7 +92,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
         // to the watcher and timer, never to the scheduler, so nothing dangles meanwhile).
         guard !self.isShutDown, self.watcher != nil || self.timer != nil else { return }
         let leftovers = Leftovers(watcher: self.watcher, timer: self.timer)
-        self.thread.perform(self.modeList.performArgument) {
+        self.context.perform(self.modeList.performArgument) {
             leftovers.watcher?.tearDown()
             leftovers.timer?.invalidate()
         }
@@ -85,6 +107,8 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///
     /// - Parameter handler: The event consumer; kept until ``shutdown(_:)``.
     public func bind(_ handler: any TransferSchedulerEventHandler) {
+        let (first, _) = self.isBound.compareExchange(expected: false, desired: true, ordering: .relaxed)
+        precondition(first, "RunLoopScheduler.bind(_:) called twice")
         if self.isOnContext {
             self.slot.handler = handler
             return
@@ -101,12 +125,12 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///
     /// - Parameter work: Runs on the network thread, after work submitted before it.
     public func perform(_ work: @escaping @Sendable () -> Void) {
-        self.thread.perform(self.modeList.performArgument, work)
+        self.context.perform(self.modeList.performArgument, work)
     }
 
-    /// Whether the caller runs on the scheduler's network thread.
+    /// Whether the caller runs on the context's thread.
     public var isOnContext: Bool {
-        self.thread.isCurrent
+        self.context.isCurrent
     }
 
     /// Arms exactly `interest` for `socket`: `CFSocketEnable`/`DisableCallBacks` on its CFSocket,
@@ -116,6 +140,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///   - interest: The directions to report.
     ///   - socket: The descriptor; from now on the scheduler's to close.
     public func setInterest(_ interest: SocketInterest, for socket: Int32) {
+        self.assertOnContext()
         guard !self.isShutDown else { return }
         if let watcher = self.watcher ?? self.makeWatcher() {
             watcher.setInterest(interest, for: socket)
@@ -130,6 +155,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///
     /// - Parameter socket: The descriptor to close.
     public func close(socket: Int32) {
+        self.assertOnContext()
         if let watcher = self.watcher {
             watcher.close(socket: socket)
         } else if socket >= 0 {
@@ -142,17 +168,18 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///
     /// - Parameter request: Fire after a delay, or disarm.
     public func setTimer(_ request: TimerRequest) {
+        self.assertOnContext()
         guard !self.isShutDown else { return }
         if self.timer == nil, case .after = request {
-            self.timer = RunLoopTimer(
-                loop: self.thread.running().runLoop, modeNames: self.modeList.names, slot: self.slot)
+            self.timer = RunLoopTimer(loop: self.context.runLoop, modeNames: self.modeList.names, slot: self.slot)
         }
         self.timer?.set(request)
     }
 
     /// What the scheduler holds now; `pendingCloses` is always 0 (closes happen at once).
     public var diagnostics: SchedulerDiagnostics {
-        SchedulerDiagnostics(
+        self.assertOnContext()
+        return SchedulerDiagnostics(
             watchedSockets: self.watcher?.watchedCount ?? 0,
             armedSockets: self.watcher?.armedCount ?? 0,
             pendingCloses: 0,  // both strategies close at once: no event of a dropped watch can follow
@@ -166,6 +193,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///
     /// - Parameter completion: Called once everything is released.
     public func shutdown(_ completion: @escaping @Sendable () -> Void) {
+        self.assertOnContext()
         if !self.isShutDown {
             self.isShutDown = true
             self.watcher?.tearDown()
@@ -180,7 +208,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     // MARK: Private
 
     private func makeWatcher() -> (any SocketWatcher)? {
-        let loop = self.thread.running().runLoop
+        let loop = self.context.runLoop
         let report: (Int32) -> Void = { [weak self] socket in self?.reportUnwatchable(socket) }
         let watcher: (any SocketWatcher)? =
             switch self.socketStrategy {

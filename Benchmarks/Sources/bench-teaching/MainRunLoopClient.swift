@@ -1,9 +1,11 @@
 import BenchCurlewRequest
 import BenchKit
+import CurlewRunLoop
 import CurlewTransport
 
 /// `main-runloop`, rejected design (a): every transfer's sockets and timer on the **main** thread's
-/// run loop. One engine, C transfers in flight, on a ``LoopScheduler`` bound to the main loop, which
+/// run loop. One engine, C transfers in flight, on Curlew's own `RunLoopScheduler` bound to the main
+/// loop (`RunLoopContext.main`, CFSocket sources like `curlew-runloop-engine`), which
 /// the harness runs (`CFRunLoopRunInMode` on the main thread). Every curl callback, completion and
 /// refill runs on the main thread, so the main thread's other work (here: the `lateness` tick) waits
 /// behind them.
@@ -15,14 +17,14 @@ final class MainRunLoopClient: LoadClient {
         self.protocolCheck.note(adding: "all transfers on the main run loop (CFSocket sources, like curlew-runloop-engine)")
     }
 
-    /// Call on the main thread: the scheduler binds the calling thread's run loop.
+    /// Call on the main thread, which the harness then runs.
     init(options: BenchOptions) throws(ClientSetupError) {
         guard options.scenario != .batch else { throw .batchNotSupported }
         self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()
         configuration.maximumConnectionsPerHost = options.concurrency
-        self.engine = TransferEngine(scheduler: LoopScheduler(name: "main-runloop"), configuration: configuration)
+        self.engine = TransferEngine(scheduler: RunLoopScheduler(context: .main, sockets: .cfSocket), configuration: configuration)
     }
 
     func start(_ ticket: RequestTicket) {

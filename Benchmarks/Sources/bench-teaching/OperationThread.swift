@@ -1,10 +1,11 @@
 import BenchKit
 import CoreFoundation
+import CurlewRunLoop
 import CurlewTransport
 import Foundation
 
-/// One request of `thread-per-operation`, on a thread of its own: it builds a run loop, a
-/// ``LoopScheduler`` on it and an engine, runs the transfer, reports it (and starts the next
+/// One request of `thread-per-operation`, on a thread of its own: it builds a run loop, Curlew's
+/// `RunLoopScheduler` on it (`RunLoopContext.currentThread()`, CFSocket sources) and an engine, runs the transfer, reports it (and starts the next
 /// request, on yet another new thread), shuts its engine down and lets the thread end.
 ///
 /// `@unchecked Sendable`: `transfer`, `isCancelled` and `isFinished` are guarded by `lock`; `loop`
@@ -41,7 +42,8 @@ final class OperationThread: TransferDelegate, @unchecked Sendable {
         let keepAlive = CFRunLoopSourceCreate(kCFAllocatorDefault, 0, &context)
         if let keepAlive { CFRunLoopAddSource(loop, keepAlive, kCFRunLoopCommonModes) }
 
-        let engine = TransferEngine(scheduler: LoopScheduler(name: "thread-per-operation"), configuration: self.configuration)
+        let scheduler = RunLoopScheduler(context: .currentThread(), sockets: .cfSocket)
+        let engine = TransferEngine(scheduler: scheduler, configuration: self.configuration)
         let transfer = engine.makeTransfer(self.request, delegate: self)
         let cancelled: Bool = self.lock.withLock {
             self.transfer = transfer
