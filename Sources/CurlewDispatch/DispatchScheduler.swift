@@ -6,9 +6,8 @@ import Dispatch
 /// manager thread waits in `epoll_wait` and the handlers run on the queue.
 ///
 /// ```swift
-/// let scheduler = DispatchScheduler()                  // or DispatchScheduler(target: myQueue)
-/// scheduler.bind(engine)
-/// scheduler.perform { engine.add(transfer) }
+/// let engine = TransferEngine(scheduler: DispatchScheduler())     // the engine binds it
+/// let onMyQueue = DispatchScheduler(label: "api", target: myQueue) // callbacks serialized on myQueue's thread
 /// ```
 ///
 /// How it keeps the ``TransferScheduler`` contract:

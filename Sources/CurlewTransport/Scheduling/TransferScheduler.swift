@@ -12,20 +12,25 @@
 /// ``TransferEngine``), which calls `curl_multi_socket_action`. Nothing above the engine knows which
 /// scheduler runs it, so any measured difference between two schedulers is their scheduling model's.
 ///
-/// The engine drives a scheduler like this (pseudo-code of one context):
+/// A ``TransferEngine`` binds its scheduler when it is made and drives it like this (the calls its
+/// internal driver makes, in the order of one transfer):
 ///
 /// ```swift
-/// scheduler.bind(engine)                       // once
-/// scheduler.perform { engine.add(transfer) }   // from any thread
-/// // on the context, from curl's callbacks:
-/// scheduler.setInterest([.read], for: fd)      // CURL_POLL_IN
-/// scheduler.setInterest([], for: fd)           // CURL_POLL_REMOVE: the connection idles in curl's pool
-/// scheduler.close(socket: fd)                  // CURLOPT_CLOSESOCKETFUNCTION
-/// scheduler.setTimer(.after(milliseconds: 5))  // CURLMOPT_TIMERFUNCTION
-/// // and back, on the context:
-/// engine.socketBecameReady(fd, events: [.read])
-/// engine.timerFired()
+/// let engine = TransferEngine(scheduler: DispatchScheduler())   // calls scheduler.bind(driver)
+/// engine.makeTransfer(request).start()                          // scheduler.perform { … } from any thread
+/// // then on the context, from curl's callbacks:
+/// scheduler.setInterest([.write], for: fd)      // CURL_POLL_OUT: connecting
+/// scheduler.setInterest([.read], for: fd)       // CURL_POLL_IN: waiting for the response
+/// scheduler.setInterest([], for: fd)            // CURL_POLL_REMOVE: the connection idles in curl's pool
+/// scheduler.setTimer(.after(milliseconds: 5))   // CURLMOPT_TIMERFUNCTION
+/// scheduler.close(socket: fd)                   // CURLOPT_CLOSESOCKETFUNCTION
+/// // and back, on the context, into the bound handler:
+/// handler.socketBecameReady(fd, events: [.read])
+/// handler.timerFired()
 /// ```
+///
+/// Context-only code asserts where it runs with ``assertOnContext(file:line:)`` (free in release
+/// builds) or ``preconditionOnContext(file:line:)``.
 ///
 /// ## Contract
 ///
