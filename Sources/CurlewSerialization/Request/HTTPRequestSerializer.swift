@@ -64,3 +64,31 @@ extension TransferRequest {
         self.head.path = path + (path.contains("?") ? "&" : "?") + query
     }
 }
+
+extension HTTPRequestSerializer {
+    /// `request` with the defaults applied and `parameters` in its query (for the URI methods) or
+    /// encoded by `encode` as its body, with `Content-Type: contentType` unless it has one: the shared
+    /// work of the JSON and property-list serializers.
+    func serialize(
+        _ request: TransferRequest,
+        parameters: (any Encodable & Sendable)?,
+        asBodyOfType contentType: String,
+        encode: (any Encodable & Sendable) throws -> Data
+    ) throws(RequestSerializationError) -> TransferRequest {
+        guard let parameters, !self.encodesParametersInURI(request.head.method) else {
+            return try self.serialize(request, parameters: parameters)
+        }
+        var request = self.applyingDefaults(to: request)
+        let body: Data
+        do {
+            body = try encode(parameters)
+        } catch {
+            throw RequestSerializationError(encoding: error)
+        }
+        if request.head.headerFields[.contentType] == nil {
+            request.head.headerFields[.contentType] = contentType
+        }
+        request.body = .data(body)
+        return request
+    }
+}

@@ -49,20 +49,8 @@ public struct JSONRequestSerializer: RequestSerializer {
     /// - Throws: ``RequestSerializationError`` with ``RequestSerializationError/Code/invalidParameters``
     ///   (and the coding path) when the parameters cannot be encoded.
     public func serialize(_ request: TransferRequest, parameters: (any Encodable & Sendable)?) throws(RequestSerializationError) -> TransferRequest {
-        guard let parameters, !self.http.encodesParametersInURI(request.head.method) else {
-            return try self.http.serialize(request, parameters: parameters)
+        try self.http.serialize(request, parameters: parameters, asBodyOfType: "application/json") {
+            try self.encoder.encode($0)
         }
-        var request = self.applyingDefaults(to: request)
-        let body: Data
-        do {
-            body = try self.encoder.encode(parameters)
-        } catch {
-            throw RequestSerializationError(encoding: error)
-        }
-        if request.head.headerFields[.contentType] == nil {
-            request.head.headerFields[.contentType] = "application/json"
-        }
-        request.body = .data(body)
-        return request
     }
 }
