@@ -185,7 +185,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func serve(_ request: Request, context: ChannelHandlerContext) {
         self.stats.requestServed(overHTTP2: self.overHTTP2)
-        let target = RequestTarget(uri: request.head.uri)
+        let target = ServerRequestTarget(uri: request.head.uri)
         switch ResolvedRoute.resolve(target) {
         case .route(let route):
             self.serve(route, target: target, request: request, context: context)
@@ -202,7 +202,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func serve(_ route: Route, target: RequestTarget, request: Request, context: ChannelHandlerContext) {
+    private func serve(_ route: Route, target: ServerRequestTarget, request: Request, context: ChannelHandlerContext) {
         switch route {
         case .bytes(let count, chunked: false):
             self.startBody(
@@ -322,7 +322,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func serveEcho(target: RequestTarget, request: Request, context: ChannelHandlerContext) {
+    private func serveEcho(target: ServerRequestTarget, request: Request, context: ChannelHandlerContext) {
         let reply = EchoReply(
             method: request.head.method.rawValue,
             path: String(target.path),

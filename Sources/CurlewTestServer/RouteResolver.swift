@@ -17,7 +17,7 @@ enum ResolvedRoute: Hashable {
 
     /// Maps a request target to what to serve. Never traps: bad numbers and unknown names become
     /// ``badRequest(_:)`` and ``notFound``.
-    static func resolve(_ target: RequestTarget) -> ResolvedRoute {
+    static func resolve(_ target: ServerRequestTarget) -> ResolvedRoute {
         let segments = target.segments
         guard let first = segments.first else { return .root }
         let argument = segments.count > 1 ? segments[1] : nil
@@ -97,7 +97,7 @@ enum ResolvedRoute: Hashable {
         }
     }
 
-    private static func entity(_ target: RequestTarget, argument: Substring?) -> ResolvedRoute {
+    private static func entity(_ target: ServerRequestTarget, argument: Substring?) -> ResolvedRoute {
         let usage = ResolvedRoute.badRequest(
             "usage: /entity/<bytes>[?ranges=0&etag=<tag>&noetag=1&lastmodified=0&drip=<size>&interval=<ms>&version=<n>]"
         )
@@ -133,12 +133,12 @@ enum ResolvedRoute: Hashable {
     }
 
     /// The query item as a non-negative number; `default` when absent, `nil` when present but invalid.
-    private static func number(_ target: RequestTarget, _ name: String, default defaultValue: Int? = nil) -> Int? {
+    private static func number(_ target: ServerRequestTarget, _ name: String, default defaultValue: Int? = nil) -> Int? {
         guard let text = target.queryValue(name) else { return defaultValue }
         return RangeDecision.parseDigits(Substring(text))
     }
 
-    private static func redirectStatus(_ target: RequestTarget) -> Int? {
+    private static func redirectStatus(_ target: ServerRequestTarget) -> Int? {
         guard let status = number(target, "status", default: 302), (300...399).contains(status) else { return nil }
         return status
     }

@@ -108,11 +108,11 @@ struct CurlewBench: ParsableCommand {
     /// `--list`.
     private static func catalog() -> String {
         var out = "Scenarios:\n"
-        for scenario in Scenario.all {
+        for scenario in MatrixScenario.all {
             out += "  \(scenario.id.padding(toLength: 10, withPad: " ", startingAt: 0)) "
                 + "C=\(scenario.concurrencies.map(String.init).joined(separator: ",")): \(scenario.summary)\n"
         }
-        out += "  (--quick: " + Scenario.quick.map { "\($0.id) C=\($0.concurrencies.map(String.init).joined(separator: ","))" }
+        out += "  (--quick: " + MatrixScenario.quick.map { "\($0.id) C=\($0.concurrencies.map(String.init).joined(separator: ","))" }
             .joined(separator: ", ") + ")\nClients:\n"
         for client in BenchClient.all {
             out += "  \(client.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(client.summary)"

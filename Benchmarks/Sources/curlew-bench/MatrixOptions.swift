@@ -34,16 +34,16 @@ struct MatrixOptions: ParsableArguments {
     }
 
     /// The scenarios to run, in report order, with `--concurrency` applied.
-    func selectedScenarios() throws -> [Scenario] {
-        var chosen = self.quick ? Scenario.quick : Scenario.all
+    func selectedScenarios() throws -> [MatrixScenario] {
+        var chosen = self.quick ? MatrixScenario.quick : MatrixScenario.all
         if let scenarios {
             let names = Self.list(scenarios)
-            for name in names where !Scenario.all.contains(where: { $0.id == name }) {
-                throw ValidationError("unknown scenario '\(name)'; known: \(Scenario.all.map(\.id).joined(separator: ", "))")
+            for name in names where !MatrixScenario.all.contains(where: { $0.id == name }) {
+                throw ValidationError("unknown scenario '\(name)'; known: \(MatrixScenario.all.map(\.id).joined(separator: ", "))")
             }
             // Named scenarios come from the quick set when it has them (its reduced concurrencies), else the full one.
-            chosen = Scenario.all.filter { names.contains($0.id) }.map { scenario in
-                (self.quick ? Scenario.quick.first { $0.id == scenario.id } : nil) ?? scenario
+            chosen = MatrixScenario.all.filter { names.contains($0.id) }.map { scenario in
+                (self.quick ? MatrixScenario.quick.first { $0.id == scenario.id } : nil) ?? scenario
             }
         }
         if let concurrency {
@@ -53,7 +53,7 @@ struct MatrixOptions: ParsableArguments {
             }
             let sweep = values.compactMap { $0 }
             chosen = chosen.map { scenario in
-                Scenario.all.first(where: { $0.id == scenario.id })?.sweepsConcurrency == true
+                MatrixScenario.all.first(where: { $0.id == scenario.id })?.sweepsConcurrency == true
                     ? scenario.with(concurrencies: sweep) : scenario
             }
         }

@@ -52,13 +52,16 @@ public struct TransferMetrics: Sendable, Hashable {
     public init() {}
 }
 
-/// An HTTP protocol version.
-public enum HTTPVersion: String, Sendable, Hashable {
-    case http1_0 = "HTTP/1.0"
-    case http1_1 = "HTTP/1.1"
-    case http2 = "HTTP/2"
-    case http3 = "HTTP/3"
-    case unknown = "unknown"
+extension TransferMetrics {
+    /// The HTTP version a response came in. (Nested, so that it does not collide with SwiftNIO's
+    /// `HTTPVersion` in code that imports both.)
+    public enum HTTPVersion: String, Sendable, Hashable {
+        case http1_0 = "HTTP/1.0"
+        case http1_1 = "HTTP/1.1"
+        case http2 = "HTTP/2"
+        case http3 = "HTTP/3"
+        case unknown = "unknown"
+    }
 }
 
 /// Bytes moved so far, in both directions.

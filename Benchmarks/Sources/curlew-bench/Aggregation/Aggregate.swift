@@ -3,7 +3,7 @@
 /// Every figure is a ``Summary`` over the runs that counted (``RunRecord/Status/ok``); nil where no run
 /// counted or the tool cannot measure it.
 struct Aggregate: Codable, Sendable {
-    /// ``Scenario/id``.
+    /// ``MatrixScenario/id``.
     var scenario: String
     /// Transfers in flight.
     var concurrency: Int

@@ -5,7 +5,7 @@ import BenchKit
 /// the project's perf anchors: the machine's drift between passes cancels out of a paired ratio.
 enum Aggregator {
     /// The aggregates of `records`, in the order of `scenarios` (then concurrency) and `clients`.
-    static func aggregate(_ records: [RunRecord], scenarios: [Scenario], clients: [BenchClient]) -> [Aggregate] {
+    static func aggregate(_ records: [RunRecord], scenarios: [MatrixScenario], clients: [BenchClient]) -> [Aggregate] {
         var byKey: [String: [RunRecord]] = [:]
         for record in records { byKey[self.key(record.cell, record.client), default: []].append(record) }
         var aggregates: [Aggregate] = []
@@ -27,7 +27,7 @@ enum Aggregator {
 
     /// The headline figure of a counted run: requests/s, or MB/s for the bulk scenario; nil for the
     /// scenarios whose headline is not a throughput (idle, threads).
-    static func headline(of record: RunRecord, scenario: Scenario) -> Double? {
+    static func headline(of record: RunRecord, scenario: MatrixScenario) -> Double? {
         guard record.status == .ok, let result = record.result else { return nil }
         switch scenario.headline {
         case .requestsPerSecond, .mainThreadLateness: return result.requestsPerSecond
@@ -45,7 +45,7 @@ enum Aggregator {
     }
 
     private static func aggregate(
-        _ runs: [RunRecord], scenario: Scenario, cell: Cell, client: String, curlC: [RunRecord],
+        _ runs: [RunRecord], scenario: MatrixScenario, cell: Cell, client: String, curlC: [RunRecord],
         curlewDispatch: [RunRecord]
     ) -> Aggregate {
         let counted = runs.filter { $0.status == .ok }
@@ -102,7 +102,7 @@ enum Aggregator {
     }
 
     /// Headline ÷ baseline headline for each repeat where both counted, summarised.
-    private static func pairedRatio(_ runs: [RunRecord], to baseline: [RunRecord], scenario: Scenario) -> Summary? {
+    private static func pairedRatio(_ runs: [RunRecord], to baseline: [RunRecord], scenario: MatrixScenario) -> Summary? {
         var ratios: [Double] = []
         for run in runs {
             guard let value = self.headline(of: run, scenario: scenario),

@@ -1,6 +1,6 @@
 /// One cell of the matrix: a scenario at one concurrency.
 struct Cell: Sendable, Hashable, Codable, Comparable {
-    /// ``Scenario/id``.
+    /// ``MatrixScenario/id``.
     var scenario: String
     /// Transfers in flight.
     var concurrency: Int

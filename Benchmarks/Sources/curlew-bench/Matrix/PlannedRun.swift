@@ -5,7 +5,7 @@ struct PlannedRun: Sendable, Hashable {
     /// Which repeat (pass over the matrix), from 1.
     var repeatNumber: Int
     /// What is measured.
-    var scenario: Scenario
+    var scenario: MatrixScenario
     /// Transfers in flight.
     var concurrency: Int
     /// Who is measured.

@@ -4,7 +4,7 @@ enum RunPlan {
     /// client are never back to back (slow drifts of the machine then spread over all clients instead of
     /// landing on one). Within a pass the client order rotates by one per repeat, so no client is always
     /// the first after a change of scenario.
-    static func make(scenarios: [Scenario], clients: [BenchClient], repeats: Int) -> [PlannedRun] {
+    static func make(scenarios: [MatrixScenario], clients: [BenchClient], repeats: Int) -> [PlannedRun] {
         var runs: [PlannedRun] = []
         for repeatNumber in 1...max(1, repeats) {
             for scenario in scenarios {

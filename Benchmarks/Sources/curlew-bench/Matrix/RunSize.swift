@@ -21,7 +21,7 @@ struct RunSize: Codable, Sendable, Hashable {
 
     /// Warm-up requests for a load run of `scenario`: `--warmup-requests` (or the client's default, 1,000)
     /// for small bodies; at most 3 for 16 MiB (a thousand would take longer than the run) and 200 for 64 KiB.
-    func warmupRequests(for scenario: Scenario) -> Int? {
+    func warmupRequests(for scenario: MatrixScenario) -> Int? {
         switch scenario.resource {
         case .large: return min(self.warmupRequests ?? 3, 3)
         case .medium: return min(self.warmupRequests ?? 200, 200)
@@ -30,7 +30,7 @@ struct RunSize: Codable, Sendable, Hashable {
     }
 
     /// The delay of `scenario`'s slow responses.
-    func delayMilliseconds(for scenario: Scenario) -> Int {
+    func delayMilliseconds(for scenario: MatrixScenario) -> Int {
         switch scenario.headline {
         case .idleCost: return self.idleDelayMilliseconds
         case .threads: return self.threadsDelayMilliseconds
@@ -40,7 +40,7 @@ struct RunSize: Codable, Sendable, Hashable {
 
     /// The time limit of one run of `scenario` at `concurrency`: generous (debug builds are slow), but a
     /// hung client costs at most this.
-    func timeLimit(for scenario: Scenario, concurrency: Int) -> Double {
+    func timeLimit(for scenario: MatrixScenario, concurrency: Int) -> Double {
         if let timeoutSeconds { return timeoutSeconds }
         switch scenario.headline {
         case .idleCost:

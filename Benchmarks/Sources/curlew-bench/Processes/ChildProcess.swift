@@ -318,7 +318,7 @@ final class ChildProcess {
         self.closeStandardInput()
         self.outcome = ProcessOutcome(
             termination: termination, timedOut: timedOut, standardOutput: standardOutput,
-            standardError: standardError, usage: result < 0 ? .zero : ResourceUsage(usage, peakRSSKiB: self.peakRSSKiB),
+            standardError: standardError, usage: result < 0 ? .zero : ChildResourceUsage(usage, peakRSSKiB: self.peakRSSKiB),
             threadsPeak: self.threadsPeak, wallSeconds: (ContinuousClock.now - self.started).seconds
         )
         return true

@@ -24,7 +24,7 @@ struct ProcessOutcome: Sendable {
     /// Everything it wrote on stderr (empty when stderr was not a pipe).
     var standardError: [UInt8]
     /// The kernel's accounting for the whole process.
-    var usage: ResourceUsage
+    var usage: ChildResourceUsage
     /// Most threads seen in `/proc/PID/task` (0 when not sampled).
     var threadsPeak: Int
     /// From spawn to reaping, seconds.

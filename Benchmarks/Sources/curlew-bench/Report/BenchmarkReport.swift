@@ -8,7 +8,7 @@ struct BenchmarkReport: Codable, Sendable {
         /// The clients' `--scenario`.
         var clientScenario: String
         var concurrencies: [Int]
-        var headline: Scenario.Headline
+        var headline: MatrixScenario.Headline
         /// Who served it, and the URL every client requested (nil when skipped).
         var server: String?
         var url: String?

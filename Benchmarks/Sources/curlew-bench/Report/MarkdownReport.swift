@@ -2,7 +2,7 @@
 /// table per concurrency (and a req/s-by-concurrency overview where it sweeps), failed rows marked.
 enum MarkdownReport {
     /// The whole report.
-    static func render(_ report: BenchmarkReport, scenarios: [Scenario]) -> String {
+    static func render(_ report: BenchmarkReport, scenarios: [MatrixScenario]) -> String {
         var out = self.header(report) + self.clientNotes(report)
         for scenario in scenarios {
             guard let info = report.scenarios.first(where: { $0.id == scenario.id }) else { continue }
@@ -60,7 +60,7 @@ enum MarkdownReport {
     }
 
     /// Requests/s (or MB/s) by concurrency, one row per client.
-    private static func overview(_ rows: [Aggregate], scenario: Scenario, clients: [String]) -> String {
+    private static func overview(_ rows: [Aggregate], scenario: MatrixScenario, clients: [String]) -> String {
         let unit = scenario.headline == .megabytesPerSecond ? "MB/s" : "Requests/s"
         var out = "**\(unit) by concurrency** (median ±half-range)\n\n| client |"
             + scenario.concurrencies.map { " C=\($0) |" }.joined() + "\n| --- |"
@@ -83,7 +83,7 @@ enum MarkdownReport {
     }
 
     /// The table of one cell.
-    private static func table(_ rows: [Aggregate], scenario: Scenario, size: RunSize) -> String {
+    private static func table(_ rows: [Aggregate], scenario: MatrixScenario, size: RunSize) -> String {
         let columns: [(String, (Aggregate) -> String)]
         let perRequestCPU: (Aggregate) -> String = { Format.median($0.cpuMicrosPerRequest, Format.micros) }
         let rss: (Aggregate) -> String = { Format.median($0.maxRSSMiB) }

@@ -7,7 +7,7 @@ struct ReportWriter {
     var folder: String
 
     /// Writes every file; returns the Markdown (as printed on stdout) and the names of the files written.
-    func write(_ report: BenchmarkReport, scenarios: [Scenario]) throws -> (markdown: String, files: [String]) {
+    func write(_ report: BenchmarkReport, scenarios: [MatrixScenario]) throws -> (markdown: String, files: [String]) {
         try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
         var files: [String] = []
         let charts = self.charts(report, scenarios: scenarios)
@@ -37,7 +37,7 @@ struct ReportWriter {
     }
 
     /// File name → SVG, in report order.
-    private func charts(_ report: BenchmarkReport, scenarios: [Scenario]) -> [(name: String, svg: String)] {
+    private func charts(_ report: BenchmarkReport, scenarios: [MatrixScenario]) -> [(name: String, svg: String)] {
         var charts: [(String, String)] = []
         let passes = "median of \(report.repeats) pass\(report.repeats == 1 ? "" : "es")"
         for scenario in scenarios {

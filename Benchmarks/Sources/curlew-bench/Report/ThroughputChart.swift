@@ -3,7 +3,7 @@ import Foundation
 /// Requests/s (or MB/s) against concurrency, one line per client, concurrency on a log₂ axis.
 enum ThroughputChart {
     /// The chart of `scenario` (nil when it has fewer than two concurrencies or no values).
-    static func render(scenario: Scenario, aggregates: [Aggregate], clients: [String], repeats: Int) -> String? {
+    static func render(scenario: MatrixScenario, aggregates: [Aggregate], clients: [String], repeats: Int) -> String? {
         let concurrencies = scenario.concurrencies.sorted()
         guard concurrencies.count > 1, let lowest = concurrencies.first, let highest = concurrencies.last,
               lowest > 0, highest > lowest

@@ -14,7 +14,7 @@ struct RunRecord: Codable, Sendable {
         case unsupported
     }
 
-    /// ``Scenario/id``.
+    /// ``MatrixScenario/id``.
     var scenario: String
     /// Transfers in flight.
     var concurrency: Int
@@ -38,7 +38,7 @@ struct RunRecord: Codable, Sendable {
     /// The kernel's accounting for the whole client process (start-up and warm-up included), as the runner
     /// saw it: CPU and context switches; peak RSS only where sampled (wrk), else 0 (the client's own figure
     /// for its measured phase is in `result`).
-    var processUsage: ResourceUsage
+    var processUsage: ChildResourceUsage
     /// How the process ended (`exit 0`, `signal 9`, …).
     var termination: String
     /// From spawn to exit, seconds.

@@ -16,9 +16,9 @@ final class ServerSet {
     private(set) var embedded: EmbeddedServer?
     private let external: ServerEndpoint?
     private let certificates: CertificateFiles?
-    /// Scenario ID → where it runs.
+    /// MatrixScenario ID → where it runs.
     private(set) var assignments: [String: Assignment] = [:]
-    /// Scenario ID → why it cannot run.
+    /// MatrixScenario ID → why it cannot run.
     private(set) var unavailable: [String: String] = [:]
 
     /// Starts the servers `scenarios` need and assigns each scenario a URL.
@@ -30,8 +30,8 @@ final class ServerSet {
     /// - Throws: ``ServerStartError`` when no server can be started for the plain HTTP scenarios, or nginx
     ///   was required and did not start.
     init(
-        scenarios: [Scenario], choice: ServerChoice, external: ServerEndpoint?,
-        delayMilliseconds: (Scenario) -> Int
+        scenarios: [MatrixScenario], choice: ServerChoice, external: ServerEndpoint?,
+        delayMilliseconds: (MatrixScenario) -> Int
     ) throws {
         self.external = external
         self.certificates = CertificateFiles.locate()
