@@ -47,5 +47,7 @@ let package = Package(
             dependencies: ["BenchKit", "BenchCurlewRequest", .product(name: "CurlewTransport", package: "Curlew"),
                            .product(name: "CurlewRunLoop", package: "Curlew")]
         ),
+        // The runner's parsers and aggregation, without running anything.
+        .testTarget(name: "CurlewBenchTests", dependencies: ["curlew-bench", "BenchKit"]),
     ]
 )
