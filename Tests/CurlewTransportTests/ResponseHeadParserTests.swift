@@ -98,3 +98,37 @@ struct ResponseHeadParserTests {
         #expect(head.headerFields[try #require(HTTPField.Name("Content-Lengthy"))] == "1")
     }
 }
+
+@Suite("Response head parser: the facts the engine reads")
+struct ResponseHeadFactsTests {
+    private func facts(_ lines: [String]) -> ResponseHeadParser.Facts? {
+        var parser = ResponseHeadParser(limit: 4096)
+        for line in lines { _ = Array(line.utf8).withUnsafeBytes { parser.consume($0) } }
+        return parser.facts
+    }
+
+    @Test func noted() {
+        let facts = self.facts(["HTTP/1.1 301 Moved\r\n", "content-length: 12\r\n", "Content-Encoding: gzip\r\n",
+                                "LOCATION: /next\r\n", "\r\n"])
+        #expect(facts == ResponseHeadParser.Facts(contentLength: 12, isContentEncoded: true, location: "/next"))
+    }
+
+    @Test("as a lookup in HTTPFields would answer: two lengths are no length, identity is no encoding")
+    func likeALookup() {
+        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Length: 5\r\n", "Content-Length: 5\r\n", "\r\n"])?.contentLength == nil)
+        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Length: five\r\n", "\r\n"])?.contentLength == nil)
+        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Encoding: IDENTITY\r\n", "\r\n"])?.isContentEncoded == false)
+        #expect(self.facts(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", "Location: /b\r\n", "\r\n"])?.location == "/a, /b")
+    }
+
+    @Test("a folded line leaves the facts to a lookup")
+    func folded() {
+        #expect(self.facts(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", " b\r\n", "\r\n"]) == nil)
+    }
+
+    @Test("the facts start over with each head")
+    func perHead() {
+        let facts = self.facts(["HTTP/1.1 100 Continue\r\n", "Content-Length: 1\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\r\n"])
+        #expect(facts == ResponseHeadParser.Facts())
+    }
+}

@@ -5,30 +5,46 @@ import HTTPTypes
 /// `HTTPField.Name(_:)` builds a string, validates it as a token and lowercases it for comparison:
 /// for a typical response that is most of the cost of parsing its head. A name found here is one
 /// of swift-http-types' static names instead (which keep their canonical spelling, e.g.
-/// `Content-Length` for `content-length`: field names are case-insensitive).
+/// `Content-Length` for `content-length`: field names are case-insensitive). The three names the
+/// engine itself reads come back with their ``Role``, so it never looks them up again.
 enum KnownFieldNames {
-    private static let names: [HTTPField.Name] = [
-        .acceptRanges, .age, .cacheControl, .connection, .contentEncoding, .contentLength,
-        .contentRange, .contentType, .date, .eTag, .expires, .lastModified, .location, .server,
-        .setCookie, .transferEncoding, .vary, .strictTransportSecurity, .xContentTypeOptions,
-        .wwwAuthenticate, .retryAfter, .contentLanguage, .contentDisposition, .accessControlAllowOrigin,
+    /// A field the engine reads while the head is parsed.
+    enum Role: Hashable {
+        case contentLength
+        case contentEncoding
+        case location
+    }
+
+    struct Known {
+        let name: HTTPField.Name
+        let role: Role?
+    }
+
+    private static let names: [(HTTPField.Name, Role?)] = [
+        (.acceptRanges, nil), (.age, nil), (.cacheControl, nil), (.connection, nil), (.contentEncoding, .contentEncoding),
+        (.contentLength, .contentLength), (.contentRange, nil), (.contentType, nil), (.date, nil), (.eTag, nil),
+        (.expires, nil), (.lastModified, nil), (.location, .location), (.server, nil), (.setCookie, nil),
+        (.transferEncoding, nil), (.vary, nil), (.strictTransportSecurity, nil), (.xContentTypeOptions, nil),
+        (.wwwAuthenticate, nil), (.retryAfter, nil), (.contentLanguage, nil), (.contentDisposition, nil),
+        (.accessControlAllowOrigin, nil),
     ]
 
-    /// The names grouped by length, each with its lowercase ASCII bytes.
-    private static let byLength: [Int: [(bytes: [UInt8], name: HTTPField.Name)]] = {
-        var table: [Int: [(bytes: [UInt8], name: HTTPField.Name)]] = [:]
-        for name in Self.names {
+    /// The names indexed by length (no hashing on the hot path), each with its lowercase ASCII bytes.
+    private static let byLength: [[(bytes: [UInt8], known: Known)]] = {
+        let longest = Self.names.map { $0.0.canonicalName.utf8.count }.max() ?? 0
+        var table = [[(bytes: [UInt8], known: Known)]](repeating: [], count: longest + 1)
+        for (name, role) in Self.names {
             let bytes = Array(name.canonicalName.utf8)
-            table[bytes.count, default: []].append((bytes, name))
+            table[bytes.count].append((bytes, Known(name: name, role: role)))
         }
         return table
     }()
 
     /// The static name spelled by `bytes` in any letter case, or `nil`.
-    static func name(for bytes: Slice<UnsafeRawBufferPointer>) -> HTTPField.Name? {
-        guard let candidates = Self.byLength[bytes.count] else { return nil }
-        for candidate in candidates where Self.equalIgnoringASCIICase(bytes, candidate.bytes) {
-            return candidate.name
+    static func name(for bytes: Slice<UnsafeRawBufferPointer>) -> Known? {
+        guard bytes.count < Self.byLength.count else { return nil }
+        for candidate in Self.byLength[bytes.count] where Self.equalIgnoringASCIICase(bytes, candidate.bytes) {
+            return candidate.known
         }
         return nil
     }

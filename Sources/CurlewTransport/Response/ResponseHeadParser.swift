@@ -5,7 +5,34 @@ import HTTPTypes
 /// curl calls the header function once per line, CRLF included, for every response of a transfer:
 /// informational ones (`100 Continue`), then the final one, then any trailers of a chunked body.
 /// The parser is a value with no I/O so it is tested line by line.
+///
+/// While it parses, it notes the few fields the engine reads itself (``facts``), so that nobody
+/// looks them up in the finished `HTTPFields` (a lookup by name joins every value of that name into
+/// a new string).
 struct ResponseHeadParser {
+    /// What the engine reads from a head, as `head.headerFields[name]` would answer it.
+    struct Facts: Equatable {
+        /// `Content-Length` as a number, when there is exactly one that is a number.
+        var contentLength: Int64?
+        /// Whether `Content-Encoding` names an encoding (anything but `identity`).
+        var isContentEncoded = false
+        /// `Location` (several are joined with `, `, as `HTTPFields` joins them).
+        var location: String?
+        fileprivate var contentLengthCount = 0
+
+        init(contentLength: Int64? = nil, isContentEncoded: Bool = false, location: String? = nil) {
+            self.contentLength = contentLength
+            self.isContentEncoded = isContentEncoded
+            self.location = location
+        }
+
+        /// Equal when what they say is equal (the count of `Content-Length` fields is bookkeeping).
+        static func == (lhs: Facts, rhs: Facts) -> Bool {
+            lhs.contentLength == rhs.contentLength && lhs.isContentEncoded == rhs.isContentEncoded
+                && lhs.location == rhs.location
+        }
+    }
+
     enum Event: Hashable {
         /// Keep going.
         case needMore
@@ -28,6 +55,9 @@ struct ResponseHeadParser {
     private var phase: Phase = .statusLine
     private var status: HTTPResponse.Status = .ok
     private var fields = HTTPFields()
+    /// The facts of the head being parsed; final once ``Event/complete(_:)`` was returned. `nil` when
+    /// a folded line changed a field after it was noted: then look the fields up.
+    private(set) var facts: Facts? = Facts()
     private var size = 0
     private let limit: Int
 
@@ -46,6 +76,8 @@ struct ResponseHeadParser {
             guard let status = Self.parseStatusLine(line) else { return .malformed }
             self.status = status
             self.fields = HTTPFields()
+            self.fields.reserveCapacity(16)
+            self.facts = Facts()
             self.phase = .fields
             return self.size > self.limit ? .tooLarge : .needMore
         case .fields:
@@ -71,15 +103,34 @@ struct ResponseHeadParser {
             let last = self.fields.count - 1
             let continuation = String(decoding: Self.trimmingWhitespace(line[...]), as: UTF8.self)
             self.fields[last].value += " " + continuation
+            self.facts = nil
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return }
         let nameBytes = line[..<colon]
-        guard let name = KnownFieldNames.name(for: nameBytes) ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else {
-            return
-        }
         let value = Self.trimmingWhitespace(line[(colon + 1)...])
-        self.fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
+        if let known = KnownFieldNames.name(for: nameBytes) {
+            let field = HTTPField(name: known.name, value: value)
+            if let role = known.role { self.note(role, field.value) }
+            self.fields.append(field)
+        } else if let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) {
+            self.fields.append(HTTPField(name: name, value: value))
+        }
+    }
+
+    /// Notes a field the engine reads, as its (legalized) value.
+    private mutating func note(_ role: KnownFieldNames.Role, _ value: String) {
+        guard var facts = self.facts else { return }
+        switch role {
+        case .contentLength:
+            facts.contentLengthCount += 1
+            facts.contentLength = facts.contentLengthCount == 1 ? Int64(value) : nil
+        case .contentEncoding:
+            facts.isContentEncoded = facts.isContentEncoded || value.lowercased() != "identity"
+        case .location:
+            facts.location = facts.location.map { $0 + ", " + value } ?? value
+        }
+        self.facts = facts
     }
 
     /// `HTTP/1.1 200 OK`, `HTTP/2 200`, `HTTP/1.0 404 Not Found`.

@@ -51,15 +51,19 @@ extension Transfer {
                                               failingURL: self.currentURL))
             return false
         case .complete(let head):
-            return self.headArrived(head)
+            let facts = self.parser.facts ?? ResponseHeadParser.Facts(
+                contentLength: head.headerFields[.contentLength].flatMap { Int64($0) },
+                isContentEncoded: head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false,
+                location: head.headerFields[.location])
+            return self.headArrived(head, facts)
         }
     }
 
     /// Decides what the response whose head just ended is: a redirect to follow, the answer to a
     /// range request, or the response to deliver.
-    private func headArrived(_ head: HTTPResponse) -> Bool {
+    private func headArrived(_ head: HTTPResponse, _ facts: ResponseHeadParser.Facts) -> Bool {
         guard let attempt = self.attempt else { return false }
-        if let redirect = self.redirectTarget(for: head, after: attempt) {
+        if let redirect = self.redirectTarget(for: head, location: facts.location, after: attempt) {
             switch redirect {
             case .failure(let error): return self.machine.headArrived(.fail(error))
             case .success(let next): return self.machine.headArrived(.drain(then: .redirect(next)))
@@ -81,12 +85,12 @@ extension Transfer {
                 }
             }
         }
-        let length = head.headerFields[.contentLength].flatMap { Int64($0) }
+        let length = facts.contentLength
         if let limit = self.request.options.maximumResponseBodySize, let length, length > limit {
             return self.machine.headArrived(.fail(Self.tooLarge(limit, url: self.currentURL)))
         }
         guard self.machine.headArrived(.deliver) else { return false }
-        let decoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
+        let decoded = facts.isContentEncoded
         self.progress.expectedBytesToReceive = decoded && self.request.options.automaticDecompression ? nil : length
         if let length { self.sink?.reserve(length) }
         self.deliveredHead = head
@@ -95,10 +99,10 @@ extension Transfer {
     }
 
     /// The attempt a redirect response leads to, a refusal, or `nil` when `head` is to be delivered.
-    private func redirectTarget(for head: HTTPResponse, after attempt: Attempt) -> Result<Attempt, TransferError>? {
+    private func redirectTarget(for head: HTTPResponse, location: String?, after attempt: Attempt) -> Result<Attempt, TransferError>? {
         guard RedirectPlanner.isRedirect(head.status.code),
               case .follow(let maximum) = self.request.options.redirects,
-              let location = head.headerFields[.location] else {
+              let location else {
             return nil
         }
         // With automatic following off, curl still resolves Location against the current URL.
