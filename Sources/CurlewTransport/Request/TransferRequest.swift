@@ -139,26 +139,33 @@ struct RequestTarget: Hashable {
         guard let rawScheme = head.scheme, !rawScheme.isEmpty else {
             throw TransferError(.badURL, "The request has no scheme.")
         }
-        let scheme = rawScheme.lowercased()
-        let url = "\(scheme)://\(head.authority ?? "")\(head.path ?? "")"
+        let scheme = rawScheme == "http" || rawScheme == "https" ? rawScheme : rawScheme.lowercased()
+        // Built only for an error: this runs for every transfer.
+        func failingURL() -> URL? { URL(string: "\(scheme)://\(head.authority ?? "")\(head.path ?? "")") }
         guard scheme == "http" || scheme == "https" else {
             throw TransferError(.unsupportedURL, "Only http and https URLs are supported, not \"\(scheme)\".",
-                                failingURL: URL(string: url))
+                                failingURL: failingURL())
         }
         guard let authority = head.authority, !authority.isEmpty,
-              !authority.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/")
+              !Self.containsByte(authority, where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/")
                   || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\\") }) else {
-            throw TransferError(.badURL, "The request has no valid authority (host).", failingURL: URL(string: url))
+            throw TransferError(.badURL, "The request has no valid authority (host).", failingURL: failingURL())
         }
         let path = (head.path?.isEmpty ?? true) ? "/" : (head.path ?? "/")
         guard path.utf8.first == UInt8(ascii: "/"),
-              !path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
+              !Self.containsByte(path, where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
             throw TransferError(.badURL, "The request path \"\(path)\" is not a valid origin-form path.",
-                                failingURL: URL(string: url))
+                                failingURL: failingURL())
         }
         self.scheme = scheme
         self.authority = authority
         self.path = path
-        self.string = "\(scheme)://\(authority)\(path)"
+        self.string = scheme + "://" + authority + path
+    }
+
+    /// Whether some UTF-8 byte of `string` satisfies `predicate`, scanning its contiguous storage
+    /// directly when it has one (native strings do).
+    private static func containsByte(_ string: String, where predicate: (UInt8) -> Bool) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? string.utf8.contains(where: predicate)
     }
 }
