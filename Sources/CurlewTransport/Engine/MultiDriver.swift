@@ -27,16 +27,19 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     let scheduler: any TransferScheduler
     private let multi: MultiHandle
 
-    private var sockets = SocketLedger()
-    private var timer = TimerCoalescer()
-    private var handles = EasyHandlePool()
+    // Confined to the context, one thread at a time (asserted in debug builds): Swift's dynamic
+    // exclusivity checks on these class properties can never find a conflict, and are turned off
+    // (`@exclusivity(unchecked)`) because they cost thousands of instructions per request.
+    @exclusivity(unchecked) private var sockets = SocketLedger()
+    @exclusivity(unchecked) private var timer = TimerCoalescer()
+    @exclusivity(unchecked) private var handles = EasyHandlePool()
     /// Transfers started and not finished (running or paused), kept alive here, by ``Transfer/id``.
-    private var live: [UInt64: Transfer] = [:]
+    @exclusivity(unchecked) private var live: [UInt64: Transfer] = [:]
 
     private(set) var isShutDown = false
-    private var counters = EngineDiagnostics()
+    @exclusivity(unchecked) private var counters = EngineDiagnostics()
     /// Whether the context is inside ``enter(_:)``: curl's timer requests wait until it ends.
-    private var isEntered = false
+    @exclusivity(unchecked) private var isEntered = false
     /// How many times one entry runs curl's due timeouts itself rather than arming a 0 ms timer.
     private static let immediateRoundsPerEntry = 8
 

@@ -10,7 +10,9 @@ import Foundation
 /// Safety: `@unchecked Sendable` because `storage` is read and written only while `lock` is held.
 package final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var storage: Value
+    /// Accessed only with `lock` held, which already excludes overlapping access: Swift's dynamic
+    /// exclusivity check would only repeat it, at a cost on every operation.
+    @exclusivity(unchecked) private var storage: Value
 
     package init(_ value: Value) {
         self.storage = value
