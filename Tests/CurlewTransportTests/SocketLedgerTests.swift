@@ -182,3 +182,31 @@ struct SocketLedgerTests {
         #expect(ledger.connectionCount == 0)
     }
 }
+
+@Suite("Socket ledger: parking a connected socket")
+struct SocketLedgerParkingTests {
+    /// A connection curl has read from is closed through the close callback, so parking it (once per
+    /// request on a kept-alive connection) needs no `fstat`.
+    @Test("a connected socket is parked without a system call")
+    func parkingCostsNothing() throws {
+        let inodeCalls = Locked(0)
+        var inodes: [Int32: UInt] = [10: 1, 11: 1]
+        var ledger = SocketLedger(system: SocketLedger.System(
+            inode: { descriptor in inodeCalls.withLock { $0 += 1 }; return inodes[descriptor] },
+            duplicate: { _ in 11 }, close: { inodes[$0] = nil }))
+        let opened = ledger.opened(10)
+        let curl = try #require(opened.forCurl)
+        let callsAfterOpen = inodeCalls.value
+        _ = ledger.curlWants(curl, interest: .write)
+        let beforeRead = ledger.curlWants(curl, interest: nil)
+        #expect(beforeRead == .setInterest([], socket: 10))
+        #expect(inodeCalls.value == callsAfterOpen + 1, "not connected yet: checked")
+        _ = ledger.curlWants(curl, interest: .read)
+        for _ in 0..<3 {
+            let parked = ledger.curlWants(curl, interest: nil)
+            #expect(parked == .setInterest([], socket: 10))
+            _ = ledger.curlWants(curl, interest: [.read, .write])
+        }
+        #expect(inodeCalls.value == callsAfterOpen + 1, "connected: parked without a check")
+    }
+}

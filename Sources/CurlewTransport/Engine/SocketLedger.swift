@@ -65,6 +65,10 @@ struct SocketLedger {
         let inode: UInt
         /// Whether curl has announced it (its first socket-callback call); only then is it watched.
         var isWatched = false
+        /// Whether curl has waited to read from it: then its connect completed, and curl closes it
+        /// through `CURLOPT_CLOSESOCKETFUNCTION` (only a socket whose connect never completed is
+        /// closed behind the engine's back), so parking it needs no check that it is still there.
+        var hasConnected = false
     }
 
     private let system: System
@@ -130,13 +134,14 @@ struct SocketLedger {
     mutating func curlWants(_ socket: Int32, interest: SocketInterest?) -> Command? {
         if var connection = self.connection(socket) {
             guard let interest else {
-                if self.isGone(connection, as: socket) { return self.release(socket) }
+                if !connection.hasConnected, self.isGone(connection, as: socket) { return self.release(socket) }
                 return connection.isWatched ? .setInterest([], socket: connection.watched) : nil
             }
-            if !connection.isWatched {
+            if !connection.isWatched || (interest.contains(.read) && !connection.hasConnected) {
+                if !connection.isWatched { self.unannounced.remove(socket) }
                 connection.isWatched = true
+                connection.hasConnected = connection.hasConnected || interest.contains(.read)
                 self.connections[Int(socket)] = connection
-                self.unannounced.remove(socket)
             }
             return .setInterest(interest, socket: connection.watched)
         }
