@@ -1,15 +1,15 @@
 import ArgumentParser
 import Foundation
 
-/// `curlew-bench`: Curlew's two scheduler backends against URLSession, AsyncHTTPClient, a C curl loop,
-/// wrk and the two designs the AFNetworking articles reject, in one run, each client in its own process,
-/// against a server the runner starts (nginx, else the embedded `CurlewTestServer`).
-@main
-struct CurlewBench: ParsableCommand {
+/// `curlew-bench matrix` (the default): Curlew's two scheduler backends against URLSession,
+/// AsyncHTTPClient, Go's net/http, a C curl loop, wrk and the two designs the AFNetworking articles
+/// reject, in one run, each client in its own process, against a server the runner starts (nginx, else
+/// the embedded `CurlewTestServer`).
+struct MatrixCommand: ParsableCommand {
     /// The command's name, abstract and discussion for `--help`.
     static let configuration = CommandConfiguration(
-        commandName: "curlew-bench",
-        abstract: "Benchmarks Curlew's backends against its peers and the server's ceiling.",
+        commandName: "matrix",
+        abstract: "Benchmarks Curlew's backends against its peers and the server's ceiling (the default).",
         discussion: """
             Starts a server on 127.0.0.1 (nginx when installed, else CurlewTestServer; the embedded server \
             also serves the slow responses of the idle and thread-growth scenarios), runs every client in a \
