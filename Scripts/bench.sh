@@ -6,15 +6,22 @@
 #   Scripts/bench.sh --quick
 #   Scripts/bench.sh --clients curl-c,curlew-dispatch,curlew-runloop --scenarios get-small
 #   Scripts/bench.sh --help
+#   Scripts/bench.sh counts     # instructions and system calls per request (installs valgrind, strace)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/ensure-dependencies.sh
 
-# nginx serves the load (without it the runner starts its embedded server); wrk shows the server's ceiling.
+# nginx serves the load (without it the runner starts its embedded server); wrk shows the server's ceiling;
+# go builds the go-net-http peer (Go's standard library client).
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
 missing=()
 have nginx || missing+=(nginx)
 have wrk || missing+=(wrk)
+have go || missing+=(go)
+if [ "${1:-}" = counts ]; then
+    have valgrind || missing+=(valgrind)
+    have strace || missing+=(strace)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     can_install=no
@@ -29,7 +36,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     if [ "$can_install" = yes ]; then
         packages=()
         for tool in "${missing[@]}"; do
-            if [ "$tool" = nginx ]; then packages+=(nginx-light); else packages+=("$tool"); fi
+            case "$tool" in
+                nginx) packages+=(nginx-light) ;;
+                go) packages+=(golang-go) ;;
+                *) packages+=("$tool") ;;
+            esac
         done
         echo "Installing ${packages[*]} …" >&2
         $sudo apt-get update -qq >&2 || true
@@ -46,9 +57,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
     have nginx || echo "note: no nginx: the benchmark uses its embedded server (CurlewTestServer) instead." >&2
     have wrk || echo "note: no wrk: the table has no ceiling row." >&2
+    have go || echo "note: no go: the table has no go-net-http row." >&2
 fi
 
 echo "Building the benchmarks (release; the first build compiles SwiftNIO, BoringSSL and AsyncHTTPClient:" \
      "several minutes) …" >&2
 swift build -c release --package-path Benchmarks >&2  # stdout stays the report
+if have go; then
+    (cd Benchmarks/go-client && GOFLAGS=-mod=mod go build -o ../.build/release/bench-go .) >&2
+fi
 exec Benchmarks/.build/release/curlew-bench "$@"

@@ -9,6 +9,9 @@ struct BenchClient: Sendable, Hashable, Identifiable {
     var summary: String
     /// Made for one scenario (the batch clients): it takes part only where a scenario names it.
     var isDedicated = false
+    /// Built only when its toolchain is installed (`go`): when it is missing its rows are marked
+    /// unsupported, not failed.
+    var isOptional = false
 
     /// ``name``.
     var id: String { self.name }
@@ -49,6 +52,9 @@ extension BenchClient {
                     isDedicated: true),
         BenchClient(name: "urlsession", product: "bench-urlsession", summary: "FoundationNetworking URLSession"),
         BenchClient(name: "async-http-client", product: "bench-ahc", summary: "AsyncHTTPClient (SwiftNIO)"),
+        BenchClient(name: "go-net-http", product: "bench-go",
+                    summary: "Go's standard net/http (Benchmarks/go-client; built by Scripts/bench.sh when go is installed)",
+                    isOptional: true),
         BenchClient(name: "main-runloop", product: "bench-teaching",
                     summary: "rejected design: every transfer on the main run loop"),
         BenchClient(name: "thread-per-operation", product: "bench-teaching",

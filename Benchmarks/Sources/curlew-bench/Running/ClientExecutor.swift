@@ -21,6 +21,10 @@ struct ClientExecutor {
         )
         guard let product = run.client.product, let executable = ExecutableLookup.sibling(product) else {
             record.reason = "\(run.client.product ?? run.client.name) is not built in \(ExecutableLookup.buildFolder.path)"
+            if run.client.isOptional {
+                record.status = .unsupported
+                record.reason = (record.reason ?? "") + " (optional: \(run.client.summary))"
+            }
             return record
         }
         record.commandLine[0] = executable

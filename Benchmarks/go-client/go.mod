@@ -1,0 +1,3 @@
+module curlew/bench-go
+
+go 1.19
