@@ -120,7 +120,7 @@ public enum ProcessInspector {
     /// The process's resident set size now and its peak (`VmRSS`, `VmHWM` of `/proc/self/status`),
     /// in bytes; `nil` when they cannot be read.
     public static func residentMemory() -> (current: Int64, peak: Int64)? {
-        guard let status = Self.readSmallFile("/proc/self/status") else { return nil }
+        guard let status = Self.readProcFile("/proc/self/status") else { return nil }
         func kilobytes(_ field: String) -> Int64? {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
             return line.split(separator: " ").dropFirst().first.flatMap { Int64($0) }
