@@ -104,7 +104,7 @@ extension RequestOperation {
             case .none, .markCancelled:
                 break
             case .startTransfer:
-                let transfer = self.engine.makeTransfer(self.request, delegate: TransferEvents(operation: self))
+                let transfer = self.transport.makeTransfer(self.request, observer: TransferEvents(operation: self))
                 state.transfer = transfer
                 self.enqueue(Self.didStartNotification, on: state.notificationQueue)
                 transfer.start()
