@@ -49,6 +49,7 @@ extension Transfer {
                                               failingURL: self.currentURL)
             return false
         case .complete(let head):
+            if self.mayBeAnsweredByCurl(head) { self.parser.acceptFollowingResponse() }
             return self.headArrived(head)
         }
     }
