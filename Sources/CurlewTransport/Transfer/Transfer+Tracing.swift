@@ -21,7 +21,9 @@ extension Transfer {
         case CURLINFO_HEADER_OUT:
             event = .requestHead(WireTracer.redacting(Transfer.text(bytes, trimmingLineEnd: true)))
         case CURLINFO_HEADER_IN:
-            event = .responseHeader(WireTracer.redacting(Transfer.text(bytes, trimmingLineEnd: true)))
+            let line = Transfer.text(bytes, trimmingLineEnd: true)
+            guard !line.isEmpty else { return 0 }  // the blank line that ends the head
+            event = .responseHeader(WireTracer.redacting(line))
         case CURLINFO_DATA_OUT:
             event = .requestBody(bytes: size)
         case CURLINFO_DATA_IN:

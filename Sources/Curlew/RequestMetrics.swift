@@ -1,0 +1,72 @@
+import CoreMetrics
+import CurlewTransport
+import HTTPTypes
+import Metrics
+
+/// The names of the metrics a ``RequestOperationManager`` reports through swift-metrics.
+///
+/// Nothing is recorded anywhere unless the application bootstraps a metrics backend
+/// (`MetricsSystem.bootstrap`) before making the manager, or passes a factory to it; until then
+/// every metric is swift-metrics' no-op.
+///
+/// | Label | Kind | Dimensions | Counts |
+/// | --- | --- | --- | --- |
+/// | `curlew_requests_total` | counter | `method` | transfers completed, successfully or not |
+/// | `curlew_request_failures_total` | counter | `code` (a ``TransferError/Code`` raw value) | transfers that failed |
+/// | `curlew_requests_in_flight` | meter | | transfers started and not completed |
+/// | `curlew_connections_opened_total` | counter | | new connections the final attempts opened |
+/// | `curlew_connections_reused_total` | counter | | final attempts that reused a pooled connection |
+/// | `curlew_request_duration_seconds` | timer (nanoseconds) | `method` | from start to completion, redirects, waits and pauses included |
+///
+/// A response with an error status (a 404) is a completed transfer, not a failure: status
+/// validation belongs to the response serializers.
+public enum RequestMetricsLabels {
+    public static let requests = "curlew_requests_total"
+    public static let failures = "curlew_request_failures_total"
+    public static let inFlight = "curlew_requests_in_flight"
+    public static let connectionsOpened = "curlew_connections_opened_total"
+    public static let connectionsReused = "curlew_connections_reused_total"
+    public static let duration = "curlew_request_duration_seconds"
+}
+
+/// A manager's metric objects, made once from one factory.
+struct RequestMetrics: Sendable {
+    let factory: any MetricsFactory
+    let inFlight: Meter
+    let connectionsOpened: Counter
+    let connectionsReused: Counter
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.inFlight = Meter(label: RequestMetricsLabels.inFlight, dimensions: [], factory: factory)
+        self.connectionsOpened = Counter(label: RequestMetricsLabels.connectionsOpened, dimensions: [], factory: factory)
+        self.connectionsReused = Counter(label: RequestMetricsLabels.connectionsReused, dimensions: [], factory: factory)
+    }
+
+    func started() {
+        self.inFlight.increment()
+    }
+
+    /// Records a completed transfer; `elapsed` is `nil` when it was never started.
+    func completed(_ result: Result<TransferResponse, TransferError>, method: HTTPRequest.Method, after elapsed: Duration?) {
+        let dimensions = [("method", method.rawValue)]
+        Counter(label: RequestMetricsLabels.requests, dimensions: dimensions, factory: self.factory).increment()
+        if let elapsed {
+            self.inFlight.decrement()
+            let (seconds, attoseconds) = elapsed.components
+            CoreMetrics.Timer(label: RequestMetricsLabels.duration, dimensions: dimensions, factory: self.factory)
+                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        switch result {
+        case .success(let response):
+            if response.metrics.connectionsOpened > 0 {
+                self.connectionsOpened.increment(by: response.metrics.connectionsOpened)
+            } else {
+                self.connectionsReused.increment()
+            }
+        case .failure(let error):
+            Counter(label: RequestMetricsLabels.failures, dimensions: [("code", error.code.rawValue)], factory: self.factory)
+                .increment()
+        }
+    }
+}
