@@ -21,11 +21,17 @@ import Metrics
 /// A response with an error status (a 404) is a completed transfer, not a failure: status
 /// validation belongs to the response serializers.
 public enum RequestMetricsLabels {
+    /// Transfers completed, by method.
     public static let requests = "curlew_requests_total"
+    /// Transfers that failed, by ``TransferError/Code``.
     public static let failures = "curlew_request_failures_total"
+    /// Transfers started and not completed.
     public static let inFlight = "curlew_requests_in_flight"
+    /// Connections opened by final attempts.
     public static let connectionsOpened = "curlew_connections_opened_total"
+    /// Final attempts on a pooled connection.
     public static let connectionsReused = "curlew_connections_reused_total"
+    /// Time from start to completion, by method.
     public static let duration = "curlew_request_duration_seconds"
 }
 

@@ -390,6 +390,7 @@ public final class RequestOperationManager: @unchecked Sendable {
     public func shutdown() async {
         self.settings.withLock { $0.isShutDown = true }
         self.operationQueue.cancelAllOperations()
+        self.operationQueue.isSuspended = false  // a suspended queue would never reach the barrier
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             self.operationQueue.addBarrierBlock { continuation.resume() }
         }

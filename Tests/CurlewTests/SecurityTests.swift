@@ -151,3 +151,29 @@ struct Authenticated: Codable, Sendable, Hashable {
     var authenticated: Bool
     var user: String
 }
+
+/// The jar's share handle on pooled easy handles.
+@Suite("Cookie jar on the engine")
+struct CookieJarEngineTests {
+    @Test("a pooled handle leaves the jar it used: the next transfer without a jar sends no cookie",
+          arguments: BackendConfiguration.allCases)
+    func pooledHandleLeavesTheJar(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let engine = TransferEngine(scheduler: backend.makeIsolatedScheduler())
+        let jar = CookieJar()
+        var withJar = TransferRequest(url: server.url(.setCookie(name: "pooled", value: "1")))
+        withJar.options.cookieJar = jar
+        _ = try await engine.execute(withJar)
+        withJar = TransferRequest(url: server.url(.echo))
+        withJar.options.cookieJar = jar
+        let sent = try JSONDecoder().decode(Echo.self, from: try await engine.execute(withJar).body ?? Data())
+        #expect(sent.headerValues("Cookie") == ["pooled=1"])
+        #expect(await engine.diagnostics().idleEasyHandles >= 1)
+
+        let without = try await engine.execute(TransferRequest(url: server.url(.echo)))
+        let echo = try JSONDecoder().decode(Echo.self, from: without.body ?? Data())
+        #expect(echo.headerValues("Cookie").isEmpty)
+        #expect(jar.cookies.map(\.name) == ["pooled"])
+        await engine.shutdown()
+    }
+}
