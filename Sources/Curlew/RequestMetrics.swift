@@ -35,18 +35,29 @@ public enum RequestMetricsLabels {
     public static let duration = "curlew_request_duration_seconds"
 }
 
-/// A manager's metric objects, made once from one factory.
+/// A manager's metric objects, made once from one factory: one per standard method and per error
+/// code, so that recording a request allocates nothing (a metric made per request cost a few
+/// microseconds, a tenth of the manager's own cost per request on `StubTransport`).
 struct RequestMetrics: Sendable {
     let factory: any MetricsFactory
     let inFlight: Meter
     let connectionsOpened: Counter
     let connectionsReused: Counter
+    private let requests: [HTTPRequest.Method: Counter]
+    private let durations: [HTTPRequest.Method: CoreMetrics.Timer]
+    private let failures: [TransferError.Code: Counter]
 
     init(factory: any MetricsFactory) {
         self.factory = factory
         self.inFlight = Meter(label: RequestMetricsLabels.inFlight, dimensions: [], factory: factory)
         self.connectionsOpened = Counter(label: RequestMetricsLabels.connectionsOpened, dimensions: [], factory: factory)
         self.connectionsReused = Counter(label: RequestMetricsLabels.connectionsReused, dimensions: [], factory: factory)
+        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+        self.requests = Dictionary(uniqueKeysWithValues: methods.map { ($0, Self.requestCounter($0, factory)) })
+        self.durations = Dictionary(uniqueKeysWithValues: methods.map { ($0, Self.durationTimer($0, factory)) })
+        self.failures = Dictionary(uniqueKeysWithValues: TransferError.Code.allCases.map { code in
+            (code, Counter(label: RequestMetricsLabels.failures, dimensions: [("code", code.rawValue)], factory: factory))
+        })
     }
 
     func started() {
@@ -55,12 +66,11 @@ struct RequestMetrics: Sendable {
 
     /// Records a completed transfer; `elapsed` is `nil` when it was never started.
     func completed(_ result: Result<TransferResponse, TransferError>, method: HTTPRequest.Method, after elapsed: Duration?) {
-        let dimensions = [("method", method.rawValue)]
-        Counter(label: RequestMetricsLabels.requests, dimensions: dimensions, factory: self.factory).increment()
+        (self.requests[method] ?? Self.requestCounter(method, self.factory)).increment()
         if let elapsed {
             self.inFlight.decrement()
             let (seconds, attoseconds) = elapsed.components
-            CoreMetrics.Timer(label: RequestMetricsLabels.duration, dimensions: dimensions, factory: self.factory)
+            (self.durations[method] ?? Self.durationTimer(method, self.factory))
                 .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
         switch result {
@@ -71,8 +81,15 @@ struct RequestMetrics: Sendable {
                 self.connectionsReused.increment()
             }
         case .failure(let error):
-            Counter(label: RequestMetricsLabels.failures, dimensions: [("code", error.code.rawValue)], factory: self.factory)
-                .increment()
+            self.failures[error.code]?.increment()
         }
+    }
+
+    private static func requestCounter(_ method: HTTPRequest.Method, _ factory: any MetricsFactory) -> Counter {
+        Counter(label: RequestMetricsLabels.requests, dimensions: [("method", method.rawValue)], factory: factory)
+    }
+
+    private static func durationTimer(_ method: HTTPRequest.Method, _ factory: any MetricsFactory) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(label: RequestMetricsLabels.duration, dimensions: [("method", method.rawValue)], factory: factory)
     }
 }

@@ -45,10 +45,8 @@ import Metrics
 /// manager released while operations run cancels them the same way. A manager given an engine
 /// never shuts that engine down.
 ///
-/// Safety: `@unchecked Sendable` because every mutable setting lives in `settings`, guarded by its
-/// lock; the other stored properties are immutable and `Sendable` (`OperationQueue` is
-/// thread-safe).
-public final class RequestOperationManager: @unchecked Sendable {
+/// A manager is `Sendable`: its settings live behind one lock, everything else is immutable.
+public final class RequestOperationManager: Sendable {
     /// Where relative paths are resolved, with a trailing `/` added to a non-empty path that lacks
     /// one (AFNetworking's rule, so that `v1` + `users` is `v1/users`, not `users`); `nil` when
     /// every path is an absolute URL.

@@ -26,10 +26,7 @@ import HTTPTypes
 /// before the reply completes it with a ``TransferError/Code/cancelled`` error at once (a delay
 /// is a good way to test cancellation). `pause()` and `resume()` do nothing. A body for a request
 /// whose destination is a file is written to that file.
-///
-/// Safety: `@unchecked Sendable` because the routes and the recorded requests live in `state`,
-/// guarded by its lock; `queue` is immutable.
-public final class StubTransport: TransferRunning, @unchecked Sendable {
+public final class StubTransport: TransferRunning, Sendable {
     /// A canned response.
     public struct Response: Sendable, Hashable {
         /// The status code, 100 to 999 (anything else fails the transfer with
@@ -80,13 +77,13 @@ public final class StubTransport: TransferRunning, @unchecked Sendable {
         case failure(TransferError, delay: Duration)
     }
 
-    private struct Route {
+    private struct Route: Sendable {
         var path: String
         var method: HTTPRequest.Method?
         var reply: Reply
     }
 
-    private struct State {
+    private struct State: Sendable {
         var routes: [Route] = []
         var fallback: Reply
         var requests: [TransferRequest] = []
