@@ -22,9 +22,7 @@ struct ObservabilityTests {
     func logging(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await withManager(backend, cookies: .inMemory) { api in
-            var serializer = HTTPRequestSerializer()
-            try serializer.setBearerToken("t0ken-never-logged")
-            api.requestSerializer = serializer
+            try api.requestSerializer.setBearerToken("t0ken-never-logged")
             api.credentials = TransferCredentials(user: "ada", password: "password-never-logged")
 
             let debug = InMemoryLogHandler()

@@ -120,6 +120,17 @@ struct SerializationTests {
                 #expect(codingPath == ["nested", "flag"], "\(underlying)")
                 #expect(error.body.map { String(decoding: $0, as: UTF8.self) } == TestServer.jsonDocument)
             }
+            // AFNetworking style, with a Decodable serializer: the failure handler, once, never success.
+            api.responseSerializer = DecodableResponseSerializer<WrongDocument>()
+            let probe = HandlerProbe()
+            api.GET("json", success: probe.success, failure: probe.failure)
+            let record = await probe.waitForOneCall()
+            #expect(record.successes == 0)
+            if case .decodingFailed(_, let codingPath)? = (record.error as? ResponseSerializationError)?.reason {
+                #expect(codingPath == ["nested", "flag"])
+            } else {
+                Issue.record("expected decodingFailed, got \(String(describing: record.error))")
+            }
             let task = api.dataTask(.get, "json", as: WrongDocument.self)
             await #expect(throws: ResponseSerializationError.self) { _ = try await task.value }
             #expect(task.operation?.isFinished == true)
