@@ -34,6 +34,31 @@ struct SecurityTests {
         }
     }
 
+    @Test("a client certificate is loaded for the handshake; one that cannot be read fails it, typed",
+          arguments: BackendConfiguration.allCases)
+    func clientCertificate(_ backend: BackendConfiguration) async throws {
+        let certificates = URL(fileURLWithPath: TestServer.caCertificatePath).deletingLastPathComponent()
+        try await withManager(backend, baseURL: try testServer().tlsBaseURL) { api in
+            // The test server asks for no client certificate; curl still loads the identity it is given.
+            var policy = Self.policy(pinning: [])
+            policy.clientCertificate = ClientCertificate(
+                certificateFile: certificates.appendingPathComponent("server.pem").path,
+                privateKeyFile: certificates.appendingPathComponent("server.key").path)
+            api.securityPolicy = policy
+            #expect(try await api.get("echo", as: Echo.self).method == "GET")
+
+            policy.clientCertificate = ClientCertificate(certificateFile: certificates.appendingPathComponent("missing.pem").path)
+            api.securityPolicy = policy
+            do {
+                _ = try await api.get("echo", as: Echo.self)
+                Issue.record("a missing client certificate was accepted")
+            } catch let error as TransferError {
+                #expect(error.code == .secureConnectionFailed, "\(error)")
+                #expect(error.curlCode == 58, "CURLE_SSL_CERTPROBLEM: \(error)")
+            }
+        }
+    }
+
     @Test("a pin is 32 bytes of Base64")
     func pinParsing() {
         #expect(PublicKeyPin(base64SHA256: TestServer.serverPublicKeyPin)?.description == "sha256//" + TestServer.serverPublicKeyPin)
