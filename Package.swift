@@ -18,6 +18,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -55,12 +57,17 @@ let package = Package(
         .target(name: "CurlewOperations", dependencies: ["CurlewTransport", "CurlewSerialization"]),
         // Batches of operations: progress, and one completion after every member's own completion.
         .target(name: "CurlewBatching", dependencies: ["CurlewOperations", "CurlewTransport"]),
-        // The umbrella: backend choice, the default engine, and everything re-exported.
+        // The umbrella: backend choice, the default engine, RequestOperationManager and the async/await API,
+        // and everything re-exported.
         .target(
             name: "Curlew",
             dependencies: [
                 "CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewSerialization", "CurlewOperations",
                 "CurlewBatching",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
@@ -104,5 +111,13 @@ let package = Package(
         .testTarget(name: "CurlewOperationsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewBatchingTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewLessonsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
+        .testTarget(
+            name: "CurlewTests",
+            dependencies: [
+                "Curlew", "CurlewTestSupport", "CurlewTestServer",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
     ]
 )

@@ -4,7 +4,11 @@
 @_exported import CurlewRunLoop
 @_exported import CurlewSerialization
 @_exported import CurlewTransport
+@_exported import HTTPTypes
 import Foundation
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif
 
 /// The engine that ``CurlewOperations/RequestOperation/init(request:)`` uses: one process-wide
 /// `TransferEngine` on a `DispatchScheduler` (GCD-first: a serial queue, no thread of its own),

@@ -85,10 +85,10 @@ extension RequestOperation {
     /// A command for the operation's transfer, queued under the lock in transition order and
     /// issued after it (see the top of this file).
     enum TransferCommand {
-        case start(Transfer)
-        case cancel(Transfer)
-        case pause(Transfer)
-        case resume(Transfer)
+        case start(any TransferControl)
+        case cancel(any TransferControl)
+        case pause(any TransferControl)
+        case resume(any TransferControl)
 
         func issue() {
             switch self {
@@ -121,7 +121,7 @@ extension RequestOperation {
             case .none, .markCancelled:
                 break
             case .startTransfer:
-                let transfer = self.engine.makeTransfer(self.request, delegate: TransferEvents(operation: self))
+                let transfer = self.transport.makeTransfer(self.request, observer: TransferEvents(operation: self))
                 state.transfer = transfer
                 self.enqueue(Self.didStartNotification, on: state.notificationQueue)
                 followUp.issuesTransferCommands = state.queue(.start(transfer))

@@ -37,14 +37,18 @@ import Foundation
 ///
 /// Safety: `@unchecked Sendable` because every mutable property lives in `storage`, guarded by its
 /// `NSLock` — the operation's one lock, never held while user code, a serializer or Foundation's
-/// queue bookkeeping runs. `request`, `engine` and `processingQueue` are immutable.
+/// queue bookkeeping runs. `request`, `transport` and `processingQueue` are immutable.
 public final class RequestOperation: Operation, @unchecked Sendable {
     /// The request this operation sends. Its `destination` says whether the body is collected in
     /// memory (``TransferResponse/body``) or streamed to a file (``TransferResponse/fileURL``).
     public let request: TransferRequest
 
-    /// The engine (one multi handle on one scheduler) that runs the transfer.
-    public let engine: TransferEngine
+    /// What runs the transfer: a `TransferEngine` (one multi handle on one scheduler), or a stand-in
+    /// such as `StubTransport` (see ``TransferRunning``).
+    public let transport: any TransferRunning
+
+    /// The engine that runs the transfer, when the ``transport`` is one.
+    public var engine: TransferEngine? { self.transport as? TransferEngine }
 
     /// The queue this operation's response is serialized on: one of the library's shared
     /// ``processingQueues``, never the network context.
@@ -60,9 +64,20 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     ///   - engine: Runs the transfer. An engine is one multi handle on one ``TransferScheduler``
     ///     (`DispatchScheduler` or `RunLoopScheduler`); operations on one engine share its
     ///     connections.
-    public init(request: TransferRequest, engine: TransferEngine) {
+    public convenience init(request: TransferRequest, engine: TransferEngine) {
+        self.init(request: request, transport: engine)
+    }
+
+    /// Creates an operation for `request` on any ``TransferRunning``; nothing happens until it is
+    /// started.
+    ///
+    /// - Parameters:
+    ///   - request: What to send, where the body goes, and the transfer options.
+    ///   - transport: Runs the transfer: a `TransferEngine`, or a stand-in that keeps the contract
+    ///     of ``TransferRunning`` (a stub in unit tests).
+    public init(request: TransferRequest, transport: any TransferRunning) {
         self.request = request
-        self.engine = engine
+        self.transport = transport
         self.processingQueue = SharedQueues.nextProcessingQueue()
         self.storage = Locked(Storage(defaults: SharedQueues.defaults.value))
         super.init()
@@ -268,7 +283,7 @@ extension RequestOperation {
     struct Storage: Sendable {
         var machine = RequestOperation.Machine()
         /// The transfer, from start until the operation finishes.
-        var transfer: Transfer?
+        var transfer: (any TransferControl)?
         /// Commands for the transfer, queued in transition order, issued after unlocking.
         var transferCommands: [RequestOperation.TransferCommand] = []
         /// Whether some thread is issuing `transferCommands` now.

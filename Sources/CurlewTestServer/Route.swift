@@ -22,6 +22,9 @@
 /// | `.hugeHeaders(kilobytes:)` | `/huge-headers/kb` |
 /// | `.chunked(bytes:chunkSize:)` | `/chunked/n?chunk=size` |
 /// | `.stats` | `/stats` |
+/// | `.setCookie(name:value:)` | `/cookies/set?name=…&value=…` |
+/// | `.basicAuth(user:password:)` | `/basic-auth/user/password` |
+/// | `.digestAuth(user:password:)` | `/digest-auth/user/password` |
 ///
 /// Numbers are plain decimal digits. Beyond these limits the answer is 400: delays and intervals up to
 /// 3,600,000 ms, chunk and drip-piece sizes up to 16 MiB, entity versions 1...1,000,000, huge headers up
@@ -104,6 +107,16 @@ public enum Route: Sendable, Hashable {
     /// ``TestServer/stats``, such as the benchmark runner using the executable. The request itself is
     /// already counted in what it returns.
     case stats
+    /// What ``echo`` answers, with `Set-Cookie: name=value; Path=/` (a host-only session cookie).
+    /// The name must be an HTTP token and the value printable ASCII without `;`, `,`, `"`, a backslash or
+    /// spaces; anything else is a 400.
+    case setCookie(name: String, value: String)
+    /// With `Authorization: Basic` for exactly `user:password`, 200 and
+    /// `{"authenticated":true,"user":"…"}`; otherwise 401 with `WWW-Authenticate: Basic realm="curlew"`.
+    case basicAuth(user: String, password: String)
+    /// The same with HTTP Digest (RFC 7616, MD5, `qop=auth`): a 401 challenge with a fixed nonce
+    /// unless the `Authorization: Digest` answer's response hash is right for `user` and `password`.
+    case digestAuth(user: String, password: String)
 
     /// The path and query this route is served at, for example `/bytes/13`.
     public var path: String {
@@ -157,6 +170,12 @@ public enum Route: Sendable, Hashable {
             return "/chunked/\(bytes)?chunk=\(chunkSize)"
         case .stats:
             return "/stats"
+        case .setCookie(let name, let value):
+            return "/cookies/set?name=\(PercentEncoding.encode(name))&value=\(PercentEncoding.encode(value))"
+        case .basicAuth(let user, let password):
+            return "/basic-auth/\(PercentEncoding.encode(user))/\(PercentEncoding.encode(password))"
+        case .digestAuth(let user, let password):
+            return "/digest-auth/\(PercentEncoding.encode(user))/\(PercentEncoding.encode(password))"
         }
     }
 

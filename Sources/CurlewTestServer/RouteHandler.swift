@@ -221,6 +221,19 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.serveStatus(code, request: request, context: context)
         case .echo, .upload:
             self.serveEcho(target: target, request: request, context: context)
+        case .setCookie(let name, let value):
+            self.serveEcho(target: target, request: request, context: context, extraHeaders: [("set-cookie", "\(name)=\(value); Path=/")])
+        case .basicAuth(let user, let password):
+            let authorization = request.head.headers.first(name: "authorization")
+            self.serveAuthentication(
+                accepted: HTTPAuthentication.acceptsBasic(authorization, user: user, password: password),
+                challenge: HTTPAuthentication.basicChallenge, user: user, request: request, context: context)
+        case .digestAuth(let user, let password):
+            let authorization = request.head.headers.first(name: "authorization")
+            let accepted = HTTPAuthentication.acceptsDigest(authorization, method: request.head.method.rawValue,
+                                                            uri: request.head.uri, user: user, password: password)
+            self.serveAuthentication(accepted: accepted, challenge: HTTPAuthentication.digestChallenge, user: user,
+                                     request: request, context: context)
         case .multipart:
             self.serveMultipart(request: request, context: context)
         case .json:
@@ -322,7 +335,23 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func serveEcho(target: ServerRequestTarget, request: Request, context: ChannelHandlerContext) {
+    private func serveAuthentication(
+        accepted: Bool, challenge: String, user: String, request: Request, context: ChannelHandlerContext
+    ) {
+        if accepted {
+            var text = "{\"authenticated\":true,\"user\":"
+            JSONText.appendString(user, to: &text)
+            text += "}"
+            self.respond(.ok, contentType: "application/json", body: ByteBuffer(string: text), request: request, context: context)
+        } else {
+            self.respond(.unauthorized, body: ByteBuffer(string: "401 Unauthorized\n"),
+                         extraHeaders: [("www-authenticate", challenge)], request: request, context: context)
+        }
+    }
+
+    private func serveEcho(
+        target: ServerRequestTarget, request: Request, context: ChannelHandlerContext, extraHeaders: [(String, String)] = []
+    ) {
         let reply = EchoReply(
             method: request.head.method.rawValue,
             path: String(target.path),
@@ -331,7 +360,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             bodyLength: request.bodyLength,
             bodyChecksum: request.checksum.hexString
         )
-        self.respond(.ok, contentType: "application/json", body: ByteBuffer(string: reply.json()), request: request, context: context)
+        self.respond(.ok, contentType: "application/json", body: ByteBuffer(string: reply.json()), extraHeaders: extraHeaders,
+                     request: request, context: context)
     }
 
     private func serveMultipart(request: Request, context: ChannelHandlerContext) {
@@ -450,10 +480,11 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func respond(
-        _ status: HTTPResponseStatus, contentType: String = "text/plain", body: ByteBuffer, request: Request,
-        context: ChannelHandlerContext
+        _ status: HTTPResponseStatus, contentType: String = "text/plain", body: ByteBuffer,
+        extraHeaders: [(String, String)] = [], request: Request, context: ChannelHandlerContext
     ) {
-        let headers = HTTPHeaders([("content-type", contentType), ("content-length", String(body.readableBytes))])
+        var headers = HTTPHeaders([("content-type", contentType), ("content-length", String(body.readableBytes))])
+        headers.add(contentsOf: extraHeaders)
         self.respond(head: self.head(status, headers, request: request), body: body, request: request, context: context)
     }
 

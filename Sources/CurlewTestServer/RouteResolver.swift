@@ -81,6 +81,16 @@ enum ResolvedRoute: Hashable {
             return .route(.closeMidBody(bytes: bytes))
         case "stats" where segments.count == 1:
             return .route(.stats)
+        case "cookies" where segments.count == 2 && segments[1] == "set":
+            guard let name = target.queryValue("name"), let value = target.queryValue("value"),
+                  isCookieName(name), isCookieValue(value)
+            else { return .badRequest("usage: /cookies/set?name=<token>&value=<cookie-octets>") }
+            return .route(.setCookie(name: name, value: value))
+        case "basic-auth" where segments.count == 3, "digest-auth" where segments.count == 3:
+            let user = PercentEncoding.decode(segments[1])
+            let password = PercentEncoding.decode(segments[2])
+            return .route(first == "basic-auth" ? .basicAuth(user: user, password: password)
+                          : .digestAuth(user: user, password: password))
         case "reset" where segments.count == 1:
             return .route(.reset)
         case "huge-headers":
@@ -124,6 +134,21 @@ enum ResolvedRoute: Hashable {
                 version: version
             )
         )
+    }
+
+    /// An HTTP token (RFC 9110), as a cookie name must be.
+    private static func isCookieName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            byte > 0x20 && byte < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains(byte)
+        }
+    }
+
+    /// RFC 6265's cookie-octets: printable ASCII but space, `"`, `,`, `;` and `\\`.
+    private static func isCookieValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy { byte in
+            byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: ",")
+                && byte != UInt8(ascii: ";") && byte != UInt8(ascii: "\\")
+        }
     }
 
     /// `1`, `true`, `yes` and a bare name are true; anything else (and absence) is false.

@@ -13,6 +13,23 @@ extension TestServer {
     }
 }
 
+extension TestServer {
+    /// The public-key pin of the TLS listener's certificate: the Base64 SHA-256 of its
+    /// `SubjectPublicKeyInfo`, as `CURLOPT_PINNEDPUBLICKEY` takes it after `sha256//`.
+    ///
+    /// Computed once from `Certificates/server.pem` (and to be computed again if it is replaced):
+    ///
+    /// ```sh
+    /// openssl x509 -in server.pem -pubkey -noout | openssl pkey -pubin -outform der \
+    ///     | openssl dgst -sha256 -binary | openssl enc -base64
+    /// ```
+    public static let serverPublicKeyPin = "Wf4bBf4x/0xV4gH/SPAqSECNHonuvixWyoHbDXfDSYM="
+
+    /// The pin of the test CA's key (`Certificates/ca.pem`, same command): a key the server does
+    /// *not* have, for a pin that must fail.
+    public static let caPublicKeyPin = "dvYYNwz4hD6hRWtLZ0xxWOSJVQU7fP6DHuHuQxLoQDM="
+}
+
 /// Where the committed test certificates live and how the TLS listener uses them.
 enum TLSMaterial {
     static let directory: String = {

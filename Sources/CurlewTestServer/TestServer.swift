@@ -216,6 +216,15 @@ public final class TestServer: Sendable {
         self.url(path: route.path, tls: tls)
     }
 
+    /// The URL of `route` on the plain listener under **another origin**: host `localhost` instead
+    /// of `127.0.0.1`, same port. Browsers, curl's cookie engine and Curlew's redirect rules treat
+    /// the two as different hosts, so this tests what must not cross origins (credentials on a
+    /// redirect, cookies) without a second server. curl resolves `localhost` to the loopback
+    /// addresses itself, without asking a resolver; the connection ends up at 127.0.0.1.
+    public func otherOriginURL(_ route: Route) -> URL {
+        URL(string: "http://localhost:\(self.port)\(route.path)") ?? self.url(route)
+    }
+
     /// The URL of `route` on the h2c listener (HTTP/2 with prior knowledge only).
     public func h2cURL(_ route: Route) -> URL {
         self.h2cURL(path: route.path)

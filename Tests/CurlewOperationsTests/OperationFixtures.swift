@@ -75,10 +75,10 @@ final class OperationProbe: Sendable {
     /// a `completionBlock`, and notification observers (checked to run on `notificationQueue`).
     init(_ operation: RequestOperation, completionQueue: MarkedQueue? = nil, notificationQueue: MarkedQueue? = nil) {
         let record = self.record
-        let scheduler = operation.engine.scheduler
+        let scheduler = operation.engine?.scheduler
         @Sendable func noteHandler(_ operation: RequestOperation, _ change: (inout Record) -> Void) {
             let offQueue = completionQueue.map { !$0.isCurrent } ?? false
-            let onContext = scheduler.isOnContext
+            let onContext = scheduler?.isOnContext ?? false
             let unfinished = !operation.isFinished
             record.withLock { record in
                 change(&record)

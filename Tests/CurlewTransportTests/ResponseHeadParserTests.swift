@@ -97,6 +97,31 @@ struct ResponseHeadParserTests {
         #expect(head.headerFields[.contentLength] == nil)
         #expect(head.headerFields[try #require(HTTPField.Name("Content-Lengthy"))] == "1")
     }
+
+    @Test("after a head curl may answer (a 401), a status line starts the next response; other lines stay trailers")
+    func followingResponse() {
+        var parser = ResponseHeadParser(limit: 4096)
+        func feed(_ line: String) -> ResponseHeadParser.Event {
+            Array(line.utf8).withUnsafeBytes { parser.consume($0) }
+        }
+        #expect(feed("HTTP/1.1 401 Unauthorized\r\n") == .needMore)
+        #expect(feed("WWW-Authenticate: Digest realm=\"x\"\r\n") == .needMore)
+        guard case .complete(let challenge) = feed("\r\n") else {
+            Issue.record("the challenge head did not complete")
+            return
+        }
+        #expect(challenge.status.code == 401)
+        parser.acceptFollowingResponse()
+        #expect(feed("X-Trailer: 1\r\n") == .needMore)
+        #expect(feed("HTTP/1.1 200 OK\r\n") == .needMore)
+        #expect(feed("Content-Length: 2\r\n") == .needMore)
+        guard case .complete(let answer) = feed("\r\n") else {
+            Issue.record("the answer head did not complete")
+            return
+        }
+        #expect(answer.status.code == 200 && answer.headerFields[.contentLength] == "2")
+        #expect(feed("HTTP/1.1 500 Late\r\n") == .needMore, "without acceptFollowingResponse, later lines are trailers")
+    }
 }
 
 @Suite("Response head parser: the facts the engine reads")

@@ -24,7 +24,12 @@ final class EasyHandle {
     }
 
     /// Returns every option to its default, ready for the next transfer.
+    ///
+    /// `curl_easy_reset` leaves a handle attached to the share it was given (`CURLOPT_SHARE`), and
+    /// with it the share's cookies; detaching first keeps a cookie jar's cookies out of the next
+    /// transfer and lets the jar be freed while the handle waits in the pool.
     func reset() {
+        _ = ccurl_easy_setopt_ptr(self.raw, CURLOPT_SHARE, nil)
         curl_easy_reset(self.raw)
         self.prepareForUse()
     }
@@ -81,6 +86,11 @@ final class EasyHandle {
         try Self.check(ccurl_easy_setopt_ptr(self.raw, CURLOPT_OPENSOCKETDATA, context), CURLOPT_OPENSOCKETDATA)
         try Self.check(ccurl_easy_setopt_closesocket_callback(self.raw, close), CURLOPT_CLOSESOCKETFUNCTION)
         try Self.check(ccurl_easy_setopt_ptr(self.raw, CURLOPT_CLOSESOCKETDATA, context), CURLOPT_CLOSESOCKETDATA)
+    }
+
+    func setDebugCallback(_ value: ccurl_debug_callback, context: UnsafeMutableRawPointer) throws(TransferError) {
+        try Self.check(ccurl_easy_setopt_debug_callback(self.raw, value), CURLOPT_DEBUGFUNCTION)
+        try Self.check(ccurl_easy_setopt_ptr(self.raw, CURLOPT_DEBUGDATA, context), CURLOPT_DEBUGDATA)
     }
 
     func setSeekCallback(_ value: ccurl_seek_callback, context: UnsafeMutableRawPointer) throws(TransferError) {

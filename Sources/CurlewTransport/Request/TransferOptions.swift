@@ -32,6 +32,23 @@ public struct TransferOptions: Sendable, Hashable {
     /// A paused transfer whose body is encoded restarts from the beginning when resumed, because
     /// byte ranges address the encoded body.
     public var automaticDecompression: Bool = true
+    /// The most request body bytes per second to send (`CURLOPT_MAX_SEND_SPEED_LARGE`), averaged
+    /// over the transfer. `nil` (the default): no limit.
+    public var maximumUploadBytesPerSecond: Int64?
+    /// The most response body bytes per second to receive (`CURLOPT_MAX_RECV_SPEED_LARGE`), averaged
+    /// over the transfer. `nil` (the default): no limit.
+    public var maximumDownloadBytesPerSecond: Int64?
+    /// A user name and password curl answers HTTP authentication challenges with (Basic, Digest).
+    /// Sent only to the origin (scheme, host, port) of the request itself, never to another origin
+    /// a redirect leads to. `nil` (the default): none.
+    public var credentials: TransferCredentials?
+    /// Where cookies are kept: responses' `Set-Cookie` are stored in the jar and matching cookies are
+    /// sent with this and every other request that uses the same jar. `nil` (the default): cookies
+    /// are neither stored nor sent (a `Cookie` header set by hand still is).
+    public var cookieJar: CookieJar?
+    /// Receives what curl says about the exchange with the server (`CURLOPT_DEBUGFUNCTION`),
+    /// credentials redacted. `nil` (the default): curl is not even asked, which costs nothing.
+    public var wireTracer: WireTracer?
 
     /// Creates the default options.
     public init() {}
@@ -79,6 +96,13 @@ public struct TLSOptions: Sendable, Hashable {
     public var verification: Verification = .full
     /// A PEM file of trusted root certificates to use instead of the system's.
     public var trustedRootsFile: String?
+    /// The public keys the server's certificate may have (`CURLOPT_PINNEDPUBLICKEY`); empty (the
+    /// default): any. With pins, a server whose key is none of them fails the transfer with
+    /// ``TransferError/Code/secureConnectionFailed`` (curl code 90), whatever the verification.
+    public var pinnedPublicKeys: [PublicKeyPin] = []
+    /// The certificate and key to present when the server asks for one (mutual TLS); `nil` (the
+    /// default): none.
+    public var clientCertificate: ClientCertificate?
 
     /// Creates options with full verification against the system's roots.
     public init(verification: Verification = .full, trustedRootsFile: String? = nil) {

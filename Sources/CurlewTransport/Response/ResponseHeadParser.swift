@@ -50,6 +50,9 @@ struct ResponseHeadParser {
         case statusLine
         case fields
         case trailers
+        /// After a final head that curl may answer (an authentication challenge): a status line
+        /// starts the next response; other lines are trailers.
+        case trailersOrNextResponse
     }
 
     private var phase: Phase = .statusLine
@@ -71,6 +74,10 @@ struct ResponseHeadParser {
         switch self.phase {
         case .trailers:
             return .needMore
+        case .trailersOrNextResponse:
+            guard line.starts(with: "HTTP/".utf8) else { return .needMore }
+            self.phase = .statusLine
+            return self.consume(rawLine)
         case .statusLine:
             self.size = rawLine.count
             guard let status = Self.parseStatusLine(line) else { return .malformed }
@@ -94,6 +101,12 @@ struct ResponseHeadParser {
             self.appendField(line)
             return .needMore
         }
+    }
+
+    /// Lets a status line after the final head start another response: curl sends the request
+    /// again, with credentials, when it answers a `401` itself.
+    mutating func acceptFollowingResponse() {
+        if self.phase == .trailers { self.phase = .trailersOrNextResponse }
     }
 
     private mutating func appendField(_ line: UnsafeRawBufferPointer) {

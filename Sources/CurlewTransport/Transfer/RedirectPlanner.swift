@@ -49,7 +49,8 @@ enum RedirectPlanner {
         return next
     }
 
-    private static func origin(of target: RequestTarget) -> String {
+    /// Scheme, host and port, with the default port left out: what "the same origin" compares.
+    static func origin(of target: RequestTarget) -> String {
         var authority = target.authority.lowercased()
         if target.scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
         if target.scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }

@@ -55,6 +55,7 @@ extension Transfer {
                 contentLength: head.headerFields[.contentLength].flatMap { Int64($0) },
                 isContentEncoded: head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false,
                 location: head.headerFields[.location])
+            if self.mayBeAnsweredByCurl(head) { self.parser.acceptFollowingResponse() }
             return self.headArrived(head, facts)
         }
     }

@@ -69,6 +69,7 @@ extension Transfer {
         if options.automaticDecompression && attempt.headerFields[.acceptEncoding] == nil {
             try easy.set(CURLOPT_ACCEPT_ENCODING, "")
         }
+        try self.configureSessionOptions(easy, for: attempt)
     }
 
     /// Sets the method and body options. Returns whether curl's POST machinery carries the body.

@@ -1,0 +1,55 @@
+import CurlewDispatch
+import CurlewRunLoop
+import CurlewTransport
+
+/// Which scheduler a ``RequestOperationManager`` runs its engine on: the one choice in Curlew that
+/// knows the backends. Everything above it is backend-blind.
+///
+/// ```swift
+/// let api = RequestOperationManager(baseURL: url)                              // .dispatch
+/// let classic = RequestOperationManager(baseURL: url, backend: .runLoop)       // epoll run-loop source
+/// let cf = RequestOperationManager(baseURL: url, backend: .runLoop(sockets: .cfSocket))
+/// ```
+public struct Backend: Sendable, Hashable, CustomStringConvertible {
+    private enum Kind: Sendable, Hashable {
+        case dispatch
+        case runLoop(RunLoopScheduler.SocketStrategy)
+    }
+
+    private let kind: Kind
+
+    /// `DispatchScheduler`: one serial queue and dispatch sources (GCD-first; the default).
+    public static let dispatch = Backend(kind: .dispatch)
+
+    /// `RunLoopScheduler` on the shared network thread, watching sockets with one `epoll` descriptor
+    /// as a run-loop source.
+    public static let runLoop = Backend(kind: .runLoop(.epollSource))
+
+    /// `RunLoopScheduler` on the shared network thread, watching sockets as `sockets` says.
+    ///
+    /// - Parameter sockets: `.epollSource` (the default of ``runLoop``) or `.cfSocket`.
+    public static func runLoop(sockets: RunLoopScheduler.SocketStrategy) -> Backend {
+        Backend(kind: .runLoop(sockets))
+    }
+
+    /// A new scheduler of this kind, for one engine.
+    ///
+    /// - Parameter label: Names the dispatch backend's queue.
+    public func makeScheduler(label: String = "curlew.manager") -> any TransferScheduler {
+        switch self.kind {
+        case .dispatch:
+            return DispatchScheduler(label: label)
+        case .runLoop(let sockets):
+            return RunLoopScheduler(sockets: sockets)
+        }
+    }
+
+    /// `dispatch`, `runloop-epoll` or `runloop-cfsocket`.
+    public var description: String {
+        switch self.kind {
+        case .dispatch: return "dispatch"
+        case .runLoop(.epollSource): return "runloop-epoll"
+        case .runLoop(.cfSocket): return "runloop-cfsocket"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CurlewOperations
+import CurlewTransport
+import Foundation
+import Logging
+
+/// A manager's transport with its metrics and logs around it: every transfer the manager runs is
+/// counted (``RequestMetrics``) and logged at `.debug` when it starts and when it ends.
+///
+/// It wraps the ``TransferRunning`` seam rather than the operations, so it sees transfers exactly
+/// as the engine (or a stub) does, whoever made the operation and however it ends.
+///
+/// `start()` is called by an operation under its lock (see `RequestOperation+Lifecycle.swift`):
+/// what runs there — a meter increment, a `.debug` log call only when that level is enabled — is
+/// short and never calls back into the operation. Metrics and log handlers must not block, as
+/// their own APIs require.
+final class InstrumentedTransport: TransferRunning, Sendable {
+    let base: any TransferRunning
+    let logger: Locked<Logger>
+    let metrics: RequestMetrics
+    /// The one tracer of the manager, handed to requests while the logger is at `.trace`.
+    private let tracer: WireTracer
+
+    init(base: any TransferRunning, logger: Logger, metrics: RequestMetrics) {
+        self.base = base
+        let box = Locked(logger)
+        self.logger = box
+        self.metrics = metrics
+        self.tracer = WireTracer { transferID, event in
+            box.value.trace("\(event)", metadata: ["curlew.transfer": "\(transferID)"])
+        }
+    }
+
+    /// The tracer when the logger wants `.trace`, else `nil` (curl is then not asked to trace).
+    func wireTracer() -> WireTracer? {
+        self.logger.value.logLevel <= .trace ? self.tracer : nil
+    }
+
+    func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl {
+        let watcher = Watcher(request: request, observer: observer, transport: self)
+        return Control(base: self.base.makeTransfer(request, observer: watcher), watcher: watcher)
+    }
+
+    /// Forwards the controls; the first `start()` counts the transfer as in flight.
+    private final class Control: TransferControl, Sendable {
+        let base: any TransferControl
+        let watcher: Watcher
+
+        init(base: any TransferControl, watcher: Watcher) {
+            self.base = base
+            self.watcher = watcher
+        }
+
+        func start() {
+            self.watcher.started()
+            self.base.start()
+        }
+
+        func cancel() { self.base.cancel() }
+        func pause() { self.base.pause() }
+        func resume() { self.base.resume() }
+    }
+
+    /// Forwards the events; the completion is counted and logged first.
+    private final class Watcher: TransferObserver, Sendable {
+        let request: TransferRequest
+        let observer: any TransferObserver
+        let transport: InstrumentedTransport
+        /// When the transfer started; `nil` until then.
+        private let startedAt = Locked<ContinuousClock.Instant?>(nil)
+
+        init(request: TransferRequest, observer: any TransferObserver, transport: InstrumentedTransport) {
+            self.request = request
+            self.observer = observer
+            self.transport = transport
+        }
+
+        func started() {
+            let first = self.startedAt.withLock { startedAt -> Bool in
+                guard startedAt == nil else { return false }
+                startedAt = .now
+                return true
+            }
+            guard first else { return }
+            self.transport.metrics.started()
+            self.transport.logger.value.debug("\(self.summary) started")
+        }
+
+        func transferDidUpdate(_ progress: TransferProgress) {
+            self.observer.transferDidUpdate(progress)
+        }
+
+        func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
+            let elapsed = self.startedAt.value.map { ContinuousClock.now - $0 }
+            self.transport.metrics.completed(result, method: self.request.head.method, after: elapsed)
+            let logger = self.transport.logger.value
+            if logger.logLevel <= .debug {
+                switch result {
+                case .success(let response):
+                    logger.debug("\(self.summary) \(response.head.status.code) in \(Self.milliseconds(elapsed)) ms",
+                                 metadata: ["curlew.bytes": "\(response.body?.count ?? 0)",
+                                            "curlew.http": "\(response.metrics.httpVersion.rawValue)"])
+                case .failure(let error):
+                    logger.debug("\(self.summary) failed after \(Self.milliseconds(elapsed)) ms: \(error)")
+                }
+            }
+            self.observer.transferDidComplete(with: result)
+        }
+
+        /// `GET https://…`, for log lines.
+        private var summary: String {
+            "\(self.request.head.method.rawValue) \(self.request.url?.absoluteString ?? "?")"
+        }
+
+        private static func milliseconds(_ duration: Duration?) -> String {
+            guard let duration else { return "0" }
+            let (seconds, attoseconds) = duration.components
+            return String(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CoreMetrics
+import CurlewTransport
+import HTTPTypes
+import Metrics
+
+/// The names of the metrics a ``RequestOperationManager`` reports through swift-metrics.
+///
+/// Nothing is recorded anywhere unless the application bootstraps a metrics backend
+/// (`MetricsSystem.bootstrap`) before making the manager, or passes a factory to it; until then
+/// every metric is swift-metrics' no-op.
+///
+/// | Label | Kind | Dimensions | Counts |
+/// | --- | --- | --- | --- |
+/// | `curlew_requests_total` | counter | `method` | transfers completed, successfully or not |
+/// | `curlew_request_failures_total` | counter | `code` (a ``TransferError/Code`` raw value) | transfers that failed |
+/// | `curlew_requests_in_flight` | meter | | transfers started and not completed |
+/// | `curlew_connections_opened_total` | counter | | new connections the final attempts opened |
+/// | `curlew_connections_reused_total` | counter | | final attempts that reused a pooled connection |
+/// | `curlew_request_duration_seconds` | timer (nanoseconds) | `method` | from start to completion, redirects, waits and pauses included |
+///
+/// A response with an error status (a 404) is a completed transfer, not a failure: status
+/// validation belongs to the response serializers.
+public enum RequestMetricsLabels {
+    /// Transfers completed, by method.
+    public static let requests = "curlew_requests_total"
+    /// Transfers that failed, by ``TransferError/Code``.
+    public static let failures = "curlew_request_failures_total"
+    /// Transfers started and not completed.
+    public static let inFlight = "curlew_requests_in_flight"
+    /// Connections opened by final attempts.
+    public static let connectionsOpened = "curlew_connections_opened_total"
+    /// Final attempts on a pooled connection.
+    public static let connectionsReused = "curlew_connections_reused_total"
+    /// Time from start to completion, by method.
+    public static let duration = "curlew_request_duration_seconds"
+}
+
+/// A manager's metric objects, made once from one factory: one per standard method and per error
+/// code, so that recording a request allocates no metric object.
+struct RequestMetrics: Sendable {
+    let factory: any MetricsFactory
+    let inFlight: Meter
+    let connectionsOpened: Counter
+    let connectionsReused: Counter
+    private let requests: [HTTPRequest.Method: Counter]
+    private let durations: [HTTPRequest.Method: CoreMetrics.Timer]
+    private let failures: [TransferError.Code: Counter]
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.inFlight = Meter(label: RequestMetricsLabels.inFlight, dimensions: [], factory: factory)
+        self.connectionsOpened = Counter(label: RequestMetricsLabels.connectionsOpened, dimensions: [], factory: factory)
+        self.connectionsReused = Counter(label: RequestMetricsLabels.connectionsReused, dimensions: [], factory: factory)
+        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+        self.requests = Dictionary(uniqueKeysWithValues: methods.map { ($0, Self.requestCounter($0, factory)) })
+        self.durations = Dictionary(uniqueKeysWithValues: methods.map { ($0, Self.durationTimer($0, factory)) })
+        self.failures = Dictionary(uniqueKeysWithValues: TransferError.Code.allCases.map { code in
+            (code, Counter(label: RequestMetricsLabels.failures, dimensions: [("code", code.rawValue)], factory: factory))
+        })
+    }
+
+    func started() {
+        self.inFlight.increment()
+    }
+
+    /// Records a completed transfer; `elapsed` is `nil` when it was never started.
+    func completed(_ result: Result<TransferResponse, TransferError>, method: HTTPRequest.Method, after elapsed: Duration?) {
+        (self.requests[method] ?? Self.requestCounter(method, self.factory)).increment()
+        if let elapsed {
+            self.inFlight.decrement()
+            let (seconds, attoseconds) = elapsed.components
+            (self.durations[method] ?? Self.durationTimer(method, self.factory))
+                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        switch result {
+        case .success(let response):
+            if response.metrics.connectionsOpened > 0 {
+                self.connectionsOpened.increment(by: response.metrics.connectionsOpened)
+            } else {
+                self.connectionsReused.increment()
+            }
+        case .failure(let error):
+            self.failures[error.code]?.increment()
+        }
+    }
+
+    private static func requestCounter(_ method: HTTPRequest.Method, _ factory: any MetricsFactory) -> Counter {
+        Counter(label: RequestMetricsLabels.requests, dimensions: [("method", method.rawValue)], factory: factory)
+    }
+
+    private static func durationTimer(_ method: HTTPRequest.Method, _ factory: any MetricsFactory) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(label: RequestMetricsLabels.duration, dimensions: [("method", method.rawValue)], factory: factory)
+    }
+}

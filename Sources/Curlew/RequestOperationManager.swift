@@ -1,0 +1,429 @@
+import CurlewOperations
+import CurlewSerialization
+import CurlewTransport
+import Dispatch
+import Foundation
+import HTTPTypes
+import Logging
+import Metrics
+
+/// The way an application calls Curlew: AFNetworking's `AFHTTPRequestOperationManager`, plus
+/// async/await.
+///
+/// A manager is made once per API. It resolves paths against its ``baseURL``, builds requests with
+/// its ``requestSerializer``, sends them as ``RequestOperation``s on its ``operationQueue`` through
+/// one engine, and turns responses into values with its ``responseSerializer`` (JSON, 2xx only, by
+/// default, as in AFNetworking). The backend is chosen here, once; nothing else depends on it.
+///
+/// ```swift
+/// let api = RequestOperationManager(baseURL: URL(string: "https://api.example.com/v1/")!)
+///
+/// // AFNetworking style: an enqueued RequestOperation, handlers on the completion queue.
+/// api.GET("users", parameters: ["page": 2], success: { operation, object in
+///     print((object as? JSONValue)?[0]?["name"] ?? "none")
+/// }, failure: { operation, error in
+///     print("failed:", error)
+/// })
+///
+/// // async/await: typed values; cancelling the task cancels the transfer.
+/// let user = try await api.get("users/1", as: User.self)
+/// let created = try await api.post("users", parameters: NewUser(name: "Ada"), as: User.self)
+/// ```
+///
+/// Everything the manager sets on a request — the ``securityPolicy``, the ``credentials``, the
+/// cookie jar, wire tracing — goes through the transport's options, so a ``StubTransport`` in
+/// unit tests sees exactly the requests the engine would send.
+///
+/// **Errors** a caller catches: `RequestSerializationError` (nothing was sent: bad parameters or
+/// headers), ``TransferError`` (the transfer failed, or was cancelled: code
+/// ``TransferError/Code/cancelled``; a path that makes no URL is ``TransferError/Code/badURL``),
+/// `ResponseSerializationError` (the response arrived but was refused: status, content type, an
+/// empty or undecodable body — with the response head and body attached).
+///
+/// **Shutting down.** ``shutdown()`` cancels every operation of the manager (each finishes once,
+/// with a cancellation error), waits for them, and shuts down the engine the manager made. A
+/// manager released while operations run cancels them the same way. A manager given an engine
+/// never shuts that engine down.
+///
+/// A manager is `Sendable`: its settings live behind one lock, everything else is immutable.
+public final class RequestOperationManager: Sendable {
+    /// Where relative paths are resolved, with a trailing `/` added to a non-empty path that lacks
+    /// one (AFNetworking's rule, so that `v1` + `users` is `v1/users`, not `users`); `nil` when
+    /// every path is an absolute URL.
+    public let baseURL: URL?
+    /// The engine, when the manager runs on one (always, except with a stand-in ``transport``).
+    public let engine: TransferEngine?
+    /// What runs the manager's transfers: its ``engine``, or the stand-in it was given.
+    public let transport: any TransferRunning
+    /// The queue every operation of the manager runs on. Set its `maxConcurrentOperationCount` to
+    /// limit how many run at once; add dependencies between operations before they are enqueued
+    /// (build them with ``operation(with:success:failure:)``).
+    public let operationQueue: OperationQueue
+    /// The cookie jar shared by the manager's transfers, when cookies are on (see ``CookieStorage``).
+    public let cookieJar: CookieJar?
+
+    /// What the manager's transfers go through: the transport, with metrics and logging around it.
+    let instrumented: InstrumentedTransport
+    /// Whether ``shutdown()`` shuts ``engine`` down.
+    private let ownsEngine: Bool
+    let settings: Locked<Settings>
+
+    /// The manager's mutable settings.
+    struct Settings: Sendable {
+        var requestSerializer: any RequestSerializer = HTTPRequestSerializer()
+        var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
+        var decoder: any DataDecoder = JSONDecoder()
+        var completionQueue: DispatchQueue?
+        var completionGroup: DispatchGroup?
+        var securityPolicy = SecurityPolicy()
+        var credentials: TransferCredentials?
+        var transferOptions = TransferOptions()
+        var isShutDown = false
+    }
+
+    // MARK: Creating a manager
+
+    /// Creates a manager with an engine of its own on `backend`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: Where relative paths are resolved; `nil` when every path is an absolute URL.
+    ///   - backend: The scheduler the engine runs on; `.dispatch` by default.
+    ///   - configuration: The engine's connection limits.
+    ///   - cookies: `.off` (the default), `.inMemory` (a jar of the manager's own) or a shared jar.
+    ///   - logger: Where requests are logged: start, finish and failure at `.debug`, curl's wire
+    ///     trace (credentials redacted) at `.trace`. By default nothing is logged.
+    ///   - metricsFactory: Where request metrics go; the bootstrapped `MetricsSystem.factory` by
+    ///     default (a no-op until the application bootstraps one). See ``RequestMetricsLabels``.
+    public convenience init(
+        baseURL: URL? = nil,
+        backend: Backend = .dispatch,
+        configuration: TransferEngine.Configuration = TransferEngine.Configuration(),
+        cookies: CookieStorage = .off,
+        logger: Logger = RequestOperationManager.disabledLogger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        let engine = TransferEngine(scheduler: backend.makeScheduler(), configuration: configuration)
+        self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: true,
+                  cookies: cookies, logger: logger, metricsFactory: metricsFactory)
+    }
+
+    /// Creates a manager on an engine you made (and keep: the manager never shuts it down).
+    ///
+    /// - Parameters:
+    ///   - baseURL: Where relative paths are resolved.
+    ///   - engine: Any `TransferEngine`, on any scheduler.
+    ///   - cookies: `.off` (the default), `.inMemory` or a shared jar.
+    ///   - logger: Where requests are logged; nothing by default.
+    ///   - metricsFactory: Where request metrics go.
+    public convenience init(
+        baseURL: URL? = nil,
+        engine: TransferEngine,
+        cookies: CookieStorage = .off,
+        logger: Logger = RequestOperationManager.disabledLogger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: false,
+                  cookies: cookies, logger: logger, metricsFactory: metricsFactory)
+    }
+
+    /// Creates a manager on any ``TransferRunning`` — typically a ``StubTransport`` in unit tests.
+    ///
+    /// ```swift
+    /// let stub = StubTransport()
+    /// stub.respond(to: "/v1/users/1", with: .json(#"{"id":1,"name":"Ada"}"#))
+    /// let api = RequestOperationManager(baseURL: URL(string: "https://api.example.com/v1/")!, transport: stub)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - baseURL: Where relative paths are resolved.
+    ///   - transport: Runs the transfers; a `TransferEngine` is used as an engine.
+    ///   - cookies: `.off` (the default), `.inMemory` or a shared jar (only an engine uses it).
+    ///   - logger: Where requests are logged; nothing by default.
+    ///   - metricsFactory: Where request metrics go.
+    public convenience init(
+        baseURL: URL? = nil,
+        transport: any TransferRunning,
+        cookies: CookieStorage = .off,
+        logger: Logger = RequestOperationManager.disabledLogger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.init(baseURL: baseURL, transport: transport, engine: transport as? TransferEngine, ownsEngine: false,
+                  cookies: cookies, logger: logger, metricsFactory: metricsFactory)
+    }
+
+    private init(
+        baseURL: URL?, transport: any TransferRunning, engine: TransferEngine?, ownsEngine: Bool,
+        cookies: CookieStorage, logger: Logger, metricsFactory: any MetricsFactory
+    ) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        self.transport = transport
+        self.engine = engine
+        self.ownsEngine = ownsEngine
+        self.cookieJar = cookies.makeJar()
+        self.instrumented = InstrumentedTransport(base: transport, logger: logger, metrics: RequestMetrics(factory: metricsFactory))
+        self.settings = Locked(Settings())
+        let queue = OperationQueue()
+        queue.name = "curlew.manager"
+        self.operationQueue = queue
+    }
+
+    /// Cancels what is still running, as ``shutdown()`` does, without waiting; an engine the
+    /// manager made shuts down once its last operation has let go of it.
+    deinit {
+        self.operationQueue.cancelAllOperations()
+    }
+
+    /// A logger that discards everything, at no cost: the default.
+    public static let disabledLogger = Logger(label: "curlew", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    // MARK: Settings
+
+    /// Builds every request: where parameters go and how they are encoded, default headers
+    /// (credentials with `setBearerToken(_:)` or `setAuthorization(username:password:)`), a
+    /// timeout. `HTTPRequestSerializer()` by default (query string, or a form body); set a
+    /// `JSONRequestSerializer()` for JSON bodies.
+    public var requestSerializer: any RequestSerializer {
+        get { self.settings.withLock { $0.requestSerializer } }
+        set { self.settings.withLock { $0.requestSerializer = newValue } }
+    }
+
+    /// Turns the responses of the AFNetworking-style methods into their `responseObject`:
+    /// `JSONResponseSerializer()` by default (a `JSONValue`; 200–299 with a JSON content type,
+    /// anything else fails with `ResponseSerializationError`). Its acceptable status codes and
+    /// content types also apply to the typed async methods.
+    public var responseSerializer: any ResponseSerializer {
+        get { self.settings.withLock { $0.responseSerializer } }
+        set { self.settings.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// Decodes the bodies of the typed async methods (``get(_:parameters:as:)-(_,Parameters?,_)`` and
+    /// the others); a `JSONDecoder` by default.
+    public var decoder: any DataDecoder {
+        get { self.settings.withLock { $0.decoder } }
+        set { self.settings.withLock { $0.decoder = newValue } }
+    }
+
+    /// Where success and failure handlers run; `nil` (the default) is the operations' default, a
+    /// queue of the library's (never the main queue unless ``RequestOperation/defaultCallbackQueues``
+    /// says so).
+    public var completionQueue: DispatchQueue? {
+        get { self.settings.withLock { $0.completionQueue } }
+        set { self.settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// A group every operation enters until its handler has run; `nil` by default.
+    public var completionGroup: DispatchGroup? {
+        get { self.settings.withLock { $0.completionGroup } }
+        set { self.settings.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// How servers are trusted: full verification by default; pins and a client certificate on
+    /// demand.
+    public var securityPolicy: SecurityPolicy {
+        get { self.settings.withLock { $0.securityPolicy } }
+        set { self.settings.withLock { $0.securityPolicy = newValue } }
+    }
+
+    /// The user name and password curl answers authentication challenges with (Basic, Digest),
+    /// only ever sent to the origin of the request they go with. `nil` by default. (A bearer
+    /// token is a header: `requestSerializer.setBearerToken(_:)`.)
+    public var credentials: TransferCredentials? {
+        get { self.settings.withLock { $0.credentials } }
+        set { self.settings.withLock { $0.credentials = newValue } }
+    }
+
+    /// The transfer options every request the manager builds starts from: timeouts, redirects,
+    /// HTTP version, proxy, size and rate limits. The manager's ``securityPolicy``,
+    /// ``credentials``, cookie jar and tracing replace the matching options.
+    public var transferOptions: TransferOptions {
+        get { self.settings.withLock { $0.transferOptions } }
+        set { self.settings.withLock { $0.transferOptions = newValue } }
+    }
+
+    /// Where requests are logged: start, finish and failure at `.debug`; at `.trace`, curl's wire
+    /// trace too (headers with credentials redacted, body sizes only). Checked for each request;
+    /// below `.trace` curl is not asked to trace at all.
+    public var logger: Logger {
+        get { self.instrumented.logger.value }
+        set { self.instrumented.logger.set(newValue) }
+    }
+
+    // MARK: URLs and requests
+
+    /// The absolute URL for `path`: `URL(string: path, relativeTo: baseURL)`.
+    ///
+    /// | `path` (base `http://example.com/v1/`) | URL |
+    /// | --- | --- |
+    /// | `foo` | `http://example.com/v1/foo` |
+    /// | `foo?bar=baz` | `http://example.com/v1/foo?bar=baz` |
+    /// | `/foo` | `http://example.com/foo` |
+    /// | `foo/` | `http://example.com/v1/foo/` |
+    /// | `/foo/` | `http://example.com/foo/` |
+    /// | `http://example2.com/` | `http://example2.com/` (another host is allowed) |
+    /// | empty | the base URL itself |
+    ///
+    /// - Parameter path: A path relative to ``baseURL``, or an absolute URL.
+    /// - Returns: The absolute URL.
+    /// - Throws: ``TransferError`` with ``TransferError/Code/badURL`` when `path` makes no absolute
+    ///   URL (no base URL and a relative path, or text no URL can hold).
+    public func url(for path: String) throws(TransferError) -> URL {
+        let resolved: URL?
+        if path.isEmpty {
+            resolved = self.baseURL
+        } else {
+            resolved = URL(string: path, relativeTo: self.baseURL)?.absoluteURL
+        }
+        guard let resolved, resolved.scheme != nil, resolved.host != nil else {
+            throw TransferError(.badURL, "\"\(path)\" is not a URL relative to \(self.baseURL?.absoluteString ?? "no base URL").")
+        }
+        return resolved
+    }
+
+    /// A request for `method` and `path`, built by the ``requestSerializer`` from the manager's
+    /// ``transferOptions``, with the manager's security, credentials, cookies and tracing: what
+    /// the AFNetworking-style and async methods send.
+    ///
+    /// Change it and pass it to ``operation(with:success:failure:)`` or ``value(for:as:)`` for
+    /// what the shortcuts do not cover (a per-request rate limit, a response body to a file):
+    ///
+    /// ```swift
+    /// var request = try api.request(.get, "exports/latest")
+    /// request.options.maximumDownloadBytesPerSecond = 1 << 20
+    /// let data = try await api.value(for: request, as: Data.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The method; it decides where parameters go.
+    ///   - path: Resolved by ``url(for:)``.
+    ///   - parameters: Any `Encodable & Sendable`, or `nil`.
+    /// - Returns: The request.
+    /// - Throws: ``TransferError/Code/badURL`` as ``url(for:)``; `RequestSerializationError` from
+    ///   the serializer.
+    public func request(
+        _ method: HTTPRequest.Method, _ path: String, parameters: (any Encodable & Sendable)?
+    ) throws -> TransferRequest {
+        let url = try self.url(for: path)
+        let (serializer, options) = self.settings.withLock { ($0.requestSerializer, $0.transferOptions) }
+        let plain = TransferRequest(url: url, method: method, options: options)
+        return self.prepared(try serializer.serialize(plain, parameters: parameters))
+    }
+
+    /// A request with literal parameters: `try api.request(.get, "search", parameters: ["q": "swift"])`.
+    ///
+    /// - Throws: As ``request(_:_:parameters:)-(_,_,(any Encodable & Sendable)?)``.
+    public func request(_ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil) throws -> TransferRequest {
+        try self.request(method, path, parameters: parameters.map { $0 as any Encodable & Sendable })
+    }
+
+    /// `request` with the manager's security policy, credentials, cookie jar and (at `.trace`) wire
+    /// tracing: what the manager applies to every request it sends, including ones you built.
+    ///
+    /// - Parameter request: Any request.
+    /// - Returns: The request as the manager sends it.
+    public func prepared(_ request: TransferRequest) -> TransferRequest {
+        var request = request
+        let (policy, credentials) = self.settings.withLock { ($0.securityPolicy, $0.credentials) }
+        request.options.tls = policy.tlsOptions
+        request.options.credentials = credentials
+        request.options.cookieJar = self.cookieJar
+        request.options.wireTracer = self.instrumented.wireTracer()
+        return request
+    }
+
+    // MARK: Operations
+
+    /// An operation for `request` (prepared as ``prepared(_:)`` says) with the manager's response
+    /// serializer, completion queue and group, **not enqueued**: AFNetworking's
+    /// `HTTPRequestOperationWithRequest:success:failure:`. Add dependencies, then put it on
+    /// ``operationQueue`` (or start it by hand).
+    ///
+    /// - Parameters:
+    ///   - request: What to send.
+    ///   - success: Receives the operation and its response object, on the completion queue.
+    ///   - failure: Receives the operation and why it failed (cancellation included).
+    /// - Returns: The operation.
+    public func operation(
+        with request: TransferRequest,
+        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (RequestOperation, any Error) -> Void)?
+    ) -> RequestOperation {
+        self.makeOperation(self.prepared(request), serializer: nil, success: success, failure: failure)
+    }
+
+    /// An operation for a request already prepared, with `serializer` or the manager's.
+    func makeOperation(
+        _ request: TransferRequest,
+        serializer: (any ResponseSerializer)?,
+        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (RequestOperation, any Error) -> Void)?
+    ) -> RequestOperation {
+        let settings = self.settings.value
+        let operation = RequestOperation(request: request, transport: self.instrumented)
+        operation.responseSerializer = serializer ?? settings.responseSerializer
+        if let queue = settings.completionQueue { operation.completionQueue = queue }
+        if let group = settings.completionGroup { operation.completionGroup = group }
+        operation.setCompletionHandlers(success: success, failure: failure)
+        if settings.isShutDown { operation.cancel() }
+        return operation
+    }
+
+    /// Runs `failure` with `error` as an operation's handler would run, for a request that could
+    /// not be made (AFNetworking calls `failure(nil, error)` asynchronously then).
+    func reportUnsentFailure(_ error: any Error, to failure: (@Sendable (RequestOperation?, any Error) -> Void)?) {
+        guard let failure else { return }
+        let (queue, group) = self.settings.withLock { ($0.completionQueue, $0.completionGroup) }
+        let target = queue ?? RequestOperation.defaultCallbackQueues.completion
+        group?.enter()
+        target.async {
+            failure(nil, error)
+            group?.leave()
+        }
+    }
+
+    // MARK: Shutting down
+
+    /// Cancels every operation of the manager and waits until each has finished (once, with a
+    /// cancellation error, for those that had not finished), then shuts down the engine the
+    /// manager made. Operations made afterwards finish at once with a cancellation error.
+    public func shutdown() async {
+        self.settings.withLock { $0.isShutDown = true }
+        self.operationQueue.cancelAllOperations()
+        self.operationQueue.isSuspended = false  // a suspended queue would never reach the barrier
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            self.operationQueue.addBarrierBlock { continuation.resume() }
+        }
+        if self.ownsEngine, let engine = self.engine {
+            await engine.shutdown()
+        }
+    }
+
+    /// A path with the trailing slash AFNetworking adds to a base URL.
+    private static func withTrailingSlash(_ url: URL) -> URL {
+        let absolute = url.absoluteURL
+        guard !absolute.path.isEmpty, !absolute.absoluteString.hasSuffix("/"),
+              var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false) else {
+            return absolute
+        }
+        components.percentEncodedPath += "/"
+        return components.url ?? absolute
+    }
+}
+
+/// Where a ``RequestOperationManager`` keeps cookies.
+public enum CookieStorage: Sendable, Hashable {
+    /// No cookies: `Set-Cookie` is ignored and no cookie is sent (the default, as for any
+    /// Curlew transfer). A `Cookie` header set by hand is still sent.
+    case off
+    /// A jar of the manager's own, in memory, shared by all its transfers.
+    case inMemory
+    /// `jar`, which may be shared with other managers or transfers.
+    case jar(CookieJar)
+
+    func makeJar() -> CookieJar? {
+        switch self {
+        case .off: return nil
+        case .inMemory: return CookieJar()
+        case .jar(let jar): return jar
+        }
+    }
+}

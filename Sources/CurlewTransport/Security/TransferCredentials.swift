@@ -1,0 +1,61 @@
+/// A user name and password for HTTP authentication, answered by curl (`CURLOPT_HTTPAUTH`,
+/// `CURLOPT_USERNAME`, `CURLOPT_PASSWORD`).
+///
+/// Credentials go only to the origin (scheme, host and port) of the request they belong to: when a
+/// redirect leads elsewhere, the next attempt carries none (and Curlew drops `Authorization`,
+/// `Cookie` and `Proxy-Authorization` headers set by hand as well).
+///
+/// ```swift
+/// var request = TransferRequest(url: url)
+/// request.options.credentials = TransferCredentials(user: "ada", password: secret, schemes: .digest)
+/// ```
+///
+/// With ``Schemes-swift.struct/basic`` alone the credentials are sent with the first request, as
+/// curl does; with any other set, curl sends the request without them, and answers the server's
+/// `401` challenge with the strongest scheme both sides know (one more round trip, never a
+/// password in clear text when Digest was offered). The `401` curl answers never reaches the
+/// caller; a `401` after the answer is the response.
+public struct TransferCredentials: Sendable, Hashable, CustomStringConvertible {
+    /// The authentication schemes curl may use.
+    public struct Schemes: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// HTTP Basic (RFC 7617): the password, Base64-encoded, in every request.
+        public static let basic = Schemes(rawValue: 1 << 0)
+        /// HTTP Digest (RFC 7616): a hash of the password and the server's nonce.
+        public static let digest = Schemes(rawValue: 1 << 1)
+        /// Both: whichever the server offers, Digest first.
+        public static let any: Schemes = [.basic, .digest]
+    }
+
+    /// The user name.
+    public var user: String
+    /// The password.
+    public var password: String
+    /// Which schemes curl may answer with; ``Schemes-swift.struct/basic`` by default.
+    public var schemes: Schemes
+
+    /// Creates credentials.
+    ///
+    /// - Parameters:
+    ///   - user: The user name.
+    ///   - password: The password.
+    ///   - schemes: Which schemes curl may answer with.
+    public init(user: String, password: String, schemes: Schemes = .basic) {
+        self.user = user
+        self.password = password
+        self.schemes = schemes
+    }
+
+    /// The user and the schemes; never the password.
+    public var description: String {
+        var names: [String] = []
+        if self.schemes.contains(.basic) { names.append("basic") }
+        if self.schemes.contains(.digest) { names.append("digest") }
+        return "TransferCredentials(user: \(self.user), password: <redacted>, schemes: \(names.joined(separator: "|")))"
+    }
+}

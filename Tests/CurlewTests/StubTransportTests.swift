@@ -1,0 +1,83 @@
+import Curlew
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// The stub stands in for the engine without sockets: code built on the manager is tested with it.
+@Suite("StubTransport")
+struct StubTransportTests {
+    static let base = URL(string: "https://api.example.com/v1/")
+
+    @Test("canned responses by path and method, decoded by the manager; every request recorded")
+    func cannedResponses() async throws {
+        let stub = StubTransport()
+        stub.respond(to: "/v1/users/1", with: .json(#"{"id":1,"name":"Ada"}"#))
+        stub.respond(to: "/v1/users", method: .post, with: .json(#"{"id":2,"name":"Bob"}"#, status: 201))
+        stub.respond(to: "/v1/users/2", method: .delete, with: .status(204))
+        let api = RequestOperationManager(baseURL: Self.base, transport: stub)
+        api.requestSerializer = JSONRequestSerializer()
+
+        #expect(try await api.get("users/1", as: User.self) == User(id: 1, name: "Ada"))
+        #expect(try await api.post("users", parameters: ["name": "Bob"], as: User.self) == User(id: 2, name: "Bob"))
+        #expect(try await api.delete("users/2", as: Empty.self) == Empty())
+        do {
+            _ = try await api.get("users/3", as: User.self)
+            Issue.record("an unrouted request succeeded")
+        } catch let error as ResponseSerializationError {
+            #expect(error.refusedStatus == 404)
+        }
+        let requests = stub.requests
+        #expect(requests.map(\.head.method) == [.get, .post, .delete, .get])
+        #expect(requests.map(\.url?.path) == ["/v1/users/1", "/v1/users", "/v1/users/2", "/v1/users/3"])
+        #expect(requests[1].head.headerFields[.contentType] == "application/json")
+        #expect(requests[1].body == .data(Data(#"{"name":"Bob"}"#.utf8)))
+        await api.shutdown()
+    }
+
+    @Test("a failure passes through typed; a delayed reply cancels promptly, once; AFNetworking handlers run once")
+    func failuresAndCancellation() async throws {
+        let stub = StubTransport()
+        stub.fail("/v1/flaky", with: TransferError(.timedOut, "simulated"))
+        stub.respond(to: "/v1/slow", with: .json("{}", delay: .seconds(3600)))
+        let counting = CountingTransport(stub)
+        let api = RequestOperationManager(baseURL: Self.base, transport: counting)
+
+        do {
+            _ = try await api.get("flaky", as: User.self)
+            Issue.record("a failing route succeeded")
+        } catch let error as TransferError {
+            #expect(error.code == .timedOut)
+            #expect(error.failingURL?.absoluteString == "https://api.example.com/v1/flaky")
+        }
+
+        let probe = HandlerProbe()
+        let operation = try #require(api.GET("slow", success: probe.success, failure: probe.failure))
+        #expect(await waitUntil { counting.counts.value.starts == 2 })
+        operation.cancel()
+        let record = await probe.waitForOneCall()
+        #expect((record.error as? TransferError)?.code == .cancelled)
+        #expect(await waitUntil { counting.counts.value.completions == 2 })
+        #expect(counting.counts.value.cancels == 1)
+        await api.shutdown()
+    }
+
+    @Test("a body for a file destination lands in the file; a status outside 100…999 is a typed failure")
+    func downloadsAndBadStatus() async throws {
+        let stub = StubTransport()
+        stub.respond(to: "/v1/file", with: .text("contents"))
+        stub.respond(to: "/v1/odd", with: .status(42))
+        let api = RequestOperationManager(baseURL: Self.base, transport: stub)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-stub-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let response = try await api.download("file", to: file)
+        #expect(response.fileURL == file)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "contents")
+        await #expect(throws: TransferError.self) { _ = try await api.data(.get, "odd") }
+        await api.shutdown()
+    }
+}
+
+struct User: Codable, Sendable, Hashable {
+    var id: Int
+    var name: String
+}

@@ -1,0 +1,32 @@
+import Testing
+@testable import CurlewTransport
+
+@Suite("Wire tracer redaction")
+struct WireTracerTests {
+    @Test("secret field values are redacted; everything else is kept byte for byte", arguments: [
+        ("Authorization: Basic YWRhOnB3", "Authorization: <redacted>"),
+        ("authorization:Bearer x", "authorization: <redacted>"),
+        ("Proxy-Authorization: Basic x", "Proxy-Authorization: <redacted>"),
+        ("Cookie: a=b; c=d", "Cookie: <redacted>"),
+        ("set-cookie: session=abc; Path=/", "set-cookie: <redacted>"),
+        ("[HTTP/2] [1] [cookie: a=b]", "[HTTP/2] [1] [cookie: <redacted>]"),
+        ("[HTTP/2] [1] [authorization: Bearer t]", "[HTTP/2] [1] [authorization: <redacted>]"),
+        ("X-Authorization-Hint: none", "X-Authorization-Hint: none"),
+        ("Cookies are nice", "Cookies are nice"),
+        ("Connected to 127.0.0.1 (127.0.0.1) port 80", "Connected to 127.0.0.1 (127.0.0.1) port 80"),
+        ("GET / HTTP/1.1\r\nHost: a\r\nCookie: x=1\r\nAccept: */*\r\n",
+         "GET / HTTP/1.1\r\nHost: a\r\nCookie: <redacted>\r\nAccept: */*\r\n"),
+        ("Authorization: é secret\nCookie: ü", "Authorization: <redacted>\nCookie: <redacted>"),
+    ])
+    func redaction(_ text: String, _ expected: String) {
+        #expect(WireTracer.redacting(text) == expected)
+    }
+
+    @Test("events print as curl's verbose output does")
+    func descriptions() {
+        #expect(WireTracer.Event.requestHead("GET / HTTP/1.1\r\nHost: a").description == "> GET / HTTP/1.1\n> Host: a")
+        #expect(WireTracer.Event.responseHeader("HTTP/1.1 200 OK").description == "< HTTP/1.1 200 OK")
+        #expect(WireTracer.Event.note("Connected").description == "* Connected")
+        #expect(WireTracer.Event.responseBody(bytes: 12).description == "< [12 body bytes]")
+    }
+}
