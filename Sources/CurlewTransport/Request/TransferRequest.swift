@@ -160,7 +160,13 @@ struct RequestTarget: Hashable {
         self.scheme = scheme
         self.authority = authority
         self.path = path
-        self.string = scheme + "://" + authority + path
+        var string = ""
+        string.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+        string += scheme
+        string += "://"
+        string += authority
+        string += path
+        self.string = string
     }
 
     /// Whether some UTF-8 byte of `string` satisfies `predicate`, scanning its contiguous storage
