@@ -2,11 +2,15 @@ internal import CCurl
 
 /// One libcurl easy handle (`CURL *`), with typed option setters.
 ///
-/// Easy handles are pooled by the engine and reused across transfers (`curl_easy_reset` between
-/// uses), which keeps their internal buffers and avoids an allocation storm per request.
+/// Easy handles are pooled by the engine and reused across transfers, which keeps their internal
+/// buffers and avoids an allocation storm per request: a handle keeps its options while the next
+/// transfer's ``HandleSetup`` is the same, and is reset (`curl_easy_reset`) otherwise.
 /// An easy handle is used on its engine's context only.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
+    /// The setup whose options the handle holds, when it may be kept; `nil` for a fresh or reset
+    /// handle, and while a transfer whose setup is not reusable has it.
+    var setup: HandleSetup?
     /// curl writes a human-readable message for the last error here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -31,7 +35,13 @@ final class EasyHandle {
     func reset() {
         _ = ccurl_easy_setopt_ptr(self.raw, CURLOPT_SHARE, nil)
         curl_easy_reset(self.raw)
+        self.setup = nil
         self.prepareForUse()
+    }
+
+    /// Clears the last error message, for a handle used again without a reset.
+    func forgetLastError() {
+        self.errorBuffer[0] = 0
     }
 
     private func prepareForUse() {

@@ -1,7 +1,9 @@
 internal import CCurl
 
-/// Easy handles kept for reuse: a finished transfer's handle is reset and handed to the next one,
-/// which keeps curl's internal buffers and avoids an allocation storm per request.
+/// Easy handles kept for reuse: a finished transfer's handle is handed to the next one, which keeps
+/// curl's internal buffers and avoids an allocation storm per request. A handle comes back either
+/// still set up for a reusable ``HandleSetup`` (the next transfer compares and keeps or resets it)
+/// or reset.
 ///
 /// A handle that recorded an OS `errno` is retired instead: before curl 8.8 neither a later
 /// transfer nor `curl_easy_reset` clears it, so the next failure on the handle would report it (a
@@ -15,7 +17,8 @@ struct EasyHandlePool {
     /// Handles waiting for reuse.
     var count: Int { self.idle.count }
 
-    /// A reset easy handle: a pooled one, or a new one (`nil` only when curl cannot allocate).
+    /// A pooled easy handle (reset, or holding a reusable setup), or a new one (`nil` only when curl
+    /// cannot allocate).
     mutating func checkOut() -> EasyHandle? {
         self.idle.popLast() ?? EasyHandle()
     }
@@ -23,7 +26,7 @@ struct EasyHandlePool {
     /// Takes back a handle that is no longer in the multi handle.
     mutating func checkIn(_ easy: EasyHandle) {
         guard easy.info(long: CURLINFO_OS_ERRNO) ?? 0 == 0 else { return }
-        easy.reset()
+        if easy.setup == nil { easy.reset() }
         if self.idle.count < Self.limit {
             self.idle.append(easy)
         }

@@ -2,14 +2,10 @@ import Foundation
 internal import CCurl
 
 extension Transfer {
-    /// Public-key pins (`CURLOPT_PINNEDPUBLICKEY`) and the client certificate, when set.
-    ///
-    /// curl checks the pins after the handshake, whether or not the chain is verified, and fails
-    /// with `CURLE_SSL_PINNEDPUBKEYNOTMATCH` (``TransferError/Code/secureConnectionFailed``).
-    func configurePinningAndIdentity(_ easy: EasyHandle, tls: TLSOptions) throws(TransferError) {
-        if !tls.pinnedPublicKeys.isEmpty {
-            try easy.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.map(\.description).joined(separator: ";"))
-        }
+    /// The client certificate, when set. (Public-key pins are part of the ``HandleSetup``: curl
+    /// checks them after the handshake, whether or not the chain is verified, and fails with
+    /// `CURLE_SSL_PINNEDPUBKEYNOTMATCH`, ``TransferError/Code/secureConnectionFailed``.)
+    func configureIdentity(_ easy: EasyHandle, tls: TLSOptions) throws(TransferError) {
         guard let identity = tls.clientCertificate else { return }
         try Self.refuseNUL(in: [identity.certificateFile, identity.privateKeyFile, identity.privateKeyPassword],
                            what: "The client certificate", url: self.currentURL)

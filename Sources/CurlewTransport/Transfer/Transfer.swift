@@ -208,7 +208,7 @@ public final class Transfer: @unchecked Sendable {
         self.isAttached = true
     }
 
-    /// Replaces the finished attempt with `next` on a fresh handle.
+    /// Replaces the finished attempt with `next` on a handle from the pool.
     func relaunch(_ next: Attempt) {
         self.releaseHandle()
         self.attempt = next

@@ -1,0 +1,140 @@
+import HTTPTypes
+internal import CCurl
+
+/// What an easy handle is set up for, apart from the transfer it serves: every option that does
+/// not name the transfer itself (its URL, its context pointer, its header list, its deadline).
+///
+/// A pooled handle remembers the setup it was last given. When the next transfer's setup is equal,
+/// the handle keeps its options and only the per-transfer ones are set again, which spares a
+/// `curl_easy_reset` and about twenty `curl_easy_setopt` calls per request; otherwise the handle
+/// is reset and the whole setup applied. ``apply(to:socketContext:)`` is static in what it reads:
+/// it sees only this value, so an option cannot depend on something the comparison misses.
+///
+/// Setups that carry secrets or shared state (credentials, a client identity, a cookie jar, a
+/// wire tracer) are never kept: their handle is reset when it returns to the pool.
+struct HandleSetup: Equatable {
+    /// How the method and body are expressed to curl.
+    enum Method: Equatable {
+        /// `CURLOPT_HTTPGET`, with a custom method name for anything but GET.
+        case noBody(customName: String?)
+        /// `CURLOPT_NOBODY`.
+        case head
+        /// curl's POST machinery streaming the body through the read callback, with a custom
+        /// method name for anything but POST.
+        case body(customName: String?)
+    }
+
+    var method: Method
+    var connectTimeoutMilliseconds: Int?
+    var lowSpeedTimeSeconds: Int?
+    var httpVersion: HTTPVersionPreference
+    /// `CURLOPT_PIPEWAIT`: wait for a connection that may multiplex (https, or h2c).
+    var waitsForMultiplexing: Bool
+    var verification: TLSOptions.Verification
+    var trustedRootsFile: String?
+    var proxy: ProxyConfiguration
+    /// `CURLOPT_ACCEPT_ENCODING` with every encoding curl decodes.
+    var acceptsEncodings: Bool
+    var pinnedPublicKeys: String?
+    var maximumUploadBytesPerSecond: Int64?
+    var maximumDownloadBytesPerSecond: Int64?
+    /// Whether the handle may keep this setup in the pool (no secrets, no shared state).
+    var isReusable: Bool
+
+    init(options: TransferOptions, attempt: Attempt, sendsBody: Bool) {
+        let method = attempt.method
+        if sendsBody {
+            self.method = .body(customName: method == .post ? nil : method.rawValue)
+        } else if method == .head {
+            self.method = .head
+        } else {
+            self.method = .noBody(customName: method == .get ? nil : method.rawValue)
+        }
+        self.connectTimeoutMilliseconds = options.connectTimeout.map(Transfer.milliseconds)
+        self.lowSpeedTimeSeconds = options.idleTimeout.map { max(1, (Transfer.milliseconds($0) + 999) / 1000) }
+        self.httpVersion = options.httpVersion
+        switch options.httpVersion {
+        case .http1_1:
+            self.waitsForMultiplexing = false
+        case .automatic:
+            // Waiting for a first connection to a host to say whether it multiplexes only makes sense
+            // where it can: over TLS, where ALPN may choose h2. On plain http the answer is always no,
+            // and every transfer started beside the first would wait for that first connection
+            // (its whole response, in libcurl 7.88) instead of opening its own.
+            self.waitsForMultiplexing = attempt.target.scheme == "https"
+        case .http2PriorKnowledge:
+            self.waitsForMultiplexing = true
+        }
+        self.verification = options.tls.verification
+        self.trustedRootsFile = options.tls.trustedRootsFile
+        self.proxy = options.proxy
+        self.acceptsEncodings = options.automaticDecompression && attempt.headerFields[.acceptEncoding] == nil
+        self.pinnedPublicKeys = options.tls.pinnedPublicKeys.isEmpty
+            ? nil : options.tls.pinnedPublicKeys.map(\.description).joined(separator: ";")
+        self.maximumUploadBytesPerSecond = options.maximumUploadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        self.maximumDownloadBytesPerSecond = options.maximumDownloadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        self.isReusable = options.credentials == nil && options.cookieJar == nil && options.wireTracer == nil
+            && options.tls.clientCertificate == nil
+    }
+
+    /// Whether curl's POST machinery carries a body.
+    var usesBodyMechanics: Bool {
+        if case .body = self.method { return true }
+        return false
+    }
+
+    /// Sets every option of this setup on `easy`, which must be fresh or reset.
+    func apply(to easy: EasyHandle, socketContext: UnsafeMutableRawPointer) throws(TransferError) {
+        // Only http and https, ever: curl refuses anything else, including after redirects.
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: Transfer.writeCallback)
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: Transfer.headerCallback)
+        try easy.setSocketCallbacks(open: MultiDriver.openSocketCallback, close: MultiDriver.closeSocketCallback,
+                                    context: socketContext)
+        switch self.method {
+        case .head:
+            try easy.set(CURLOPT_NOBODY, true)
+        case .noBody(let customName):
+            try easy.set(CURLOPT_HTTPGET, true)
+            if let customName { try easy.set(CURLOPT_CUSTOMREQUEST, customName) }
+        case .body(let customName):
+            // Any method with a body goes through curl's POST path with a custom method name; that
+            // streams the body through the read callback and never reads stdin.
+            try easy.set(CURLOPT_POST, true)
+            try easy.set(CURLOPT_READFUNCTION, callback: Transfer.readCallback)
+            if let customName { try easy.set(CURLOPT_CUSTOMREQUEST, customName) }
+        }
+        if let milliseconds = self.connectTimeoutMilliseconds {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+        }
+        if let seconds = self.lowSpeedTimeSeconds {
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, seconds)
+        }
+        switch self.httpVersion {
+        case .http1_1: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        case .automatic: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        case .http2PriorKnowledge: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+        }
+        if self.waitsForMultiplexing { try easy.set(CURLOPT_PIPEWAIT, true) }
+        switch self.verification {
+        case .full:
+            break
+        case .noHostnameVerification:
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 0)
+        case .none:
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 0)
+            try easy.set(CURLOPT_SSL_VERIFYPEER, false)
+        }
+        if let roots = self.trustedRootsFile { try easy.set(CURLOPT_CAINFO, roots) }
+        switch self.proxy {
+        case .environment: break
+        case .none: try easy.set(CURLOPT_PROXY, "")
+        case .url(let proxy): try easy.set(CURLOPT_PROXY, proxy)
+        }
+        if self.acceptsEncodings { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
+        if let pins = self.pinnedPublicKeys { try easy.set(CURLOPT_PINNEDPUBLICKEY, pins) }
+        if let rate = self.maximumUploadBytesPerSecond { try easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate) }
+        if let rate = self.maximumDownloadBytesPerSecond { try easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: rate) }
+    }
+}
