@@ -25,8 +25,9 @@ struct HandleSetup: Equatable {
     }
 
     var method: Method
-    var connectTimeoutMilliseconds: Int?
-    var lowSpeedTimeSeconds: Int?
+    var connectTimeout: Duration?
+    /// With no byte moved for this long, curl fails the transfer (low-speed limit of 1 byte/s).
+    var idleTimeout: Duration?
     var httpVersion: HTTPVersionPreference
     /// `CURLOPT_PIPEWAIT`: wait for a connection that may multiplex (https, or h2c).
     var waitsForMultiplexing: Bool
@@ -50,8 +51,8 @@ struct HandleSetup: Equatable {
         } else {
             self.method = .noBody(customName: method == .get ? nil : method.rawValue)
         }
-        self.connectTimeoutMilliseconds = options.connectTimeout.map(Transfer.milliseconds)
-        self.lowSpeedTimeSeconds = options.idleTimeout.map { max(1, (Transfer.milliseconds($0) + 999) / 1000) }
+        self.connectTimeout = options.connectTimeout
+        self.idleTimeout = options.idleTimeout
         self.httpVersion = options.httpVersion
         switch options.httpVersion {
         case .http1_1:
@@ -68,7 +69,7 @@ struct HandleSetup: Equatable {
         self.verification = options.tls.verification
         self.trustedRootsFile = options.tls.trustedRootsFile
         self.proxy = options.proxy
-        self.acceptsEncodings = options.automaticDecompression && attempt.headerFields[.acceptEncoding] == nil
+        self.acceptsEncodings = options.automaticDecompression && !attempt.headerFields.contains(.acceptEncoding)
         self.pinnedPublicKeys = options.tls.pinnedPublicKeys.isEmpty
             ? nil : options.tls.pinnedPublicKeys.map(\.description).joined(separator: ";")
         self.maximumUploadBytesPerSecond = options.maximumUploadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
@@ -104,12 +105,12 @@ struct HandleSetup: Equatable {
             try easy.set(CURLOPT_READFUNCTION, callback: Transfer.readCallback)
             if let customName { try easy.set(CURLOPT_CUSTOMREQUEST, customName) }
         }
-        if let milliseconds = self.connectTimeoutMilliseconds {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+        if let timeout = self.connectTimeout {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Transfer.milliseconds(timeout))
         }
-        if let seconds = self.lowSpeedTimeSeconds {
+        if let idle = self.idleTimeout {
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try easy.set(CURLOPT_LOW_SPEED_TIME, seconds)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (Transfer.milliseconds(idle) + 999) / 1000))
         }
         switch self.httpVersion {
         case .http1_1: try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
