@@ -1,6 +1,7 @@
 /*
  * CCurlewLinux: the Linux system calls Glibc's Swift module does not export (epoll, eventfd),
- * for the run-loop backend's epoll socket strategy and for tests that count threads and fds.
+ * for the run-loop backend's epoll socket strategy and for tests that count threads and fds and read
+ * the heap (malloc_trim, mallinfo2).
  */
 #ifndef CCURLEW_LINUX_H
 #define CCURLEW_LINUX_H
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <malloc.h>
 
 static inline int ccurlew_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 

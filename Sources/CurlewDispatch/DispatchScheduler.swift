@@ -1,7 +1,7 @@
 import CurlewTransport
 import Dispatch
 
-/// The GCD-first ``TransferScheduler``: one serial `DispatchQueue` is the context, `DispatchSource`s
+/// The GCD-first `TransferScheduler`: one serial `DispatchQueue` is the context, `DispatchSource`s
 /// watch the sockets, and one `DispatchSourceTimer` is curl's timer. No thread of its own: libdispatch's
 /// manager thread waits in `epoll_wait` and the handlers run on the queue.
 ///
@@ -10,7 +10,7 @@ import Dispatch
 /// let onMyQueue = DispatchScheduler(label: "api", target: myQueue) // callbacks serialized on myQueue's thread
 /// ```
 ///
-/// How it keeps the ``TransferScheduler`` contract:
+/// How it keeps the `TransferScheduler` contract:
 ///
 /// - **Exact arming.** Each socket gets a read source, and a write source once curl asks for
 ///   writing (only after the read source is registered, working around a libdispatch bug: see

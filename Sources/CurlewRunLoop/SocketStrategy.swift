@@ -19,6 +19,14 @@ extension RunLoopScheduler {
         /// source; on Linux it keeps the name of the thread that created the first CFSocket, because
         /// the kernel rejects the 26-byte name) `select()`s over every CFSocket's descriptor and
         /// signals the source, which the network thread then runs: each event crosses two threads.
+        ///
+        /// That thread is woken through a pair of UDP sockets that CF binds to 127.0.0.1 and
+        /// connects to each other when the first CFSocket is made, and keeps for the life of the
+        /// process (closing them would break every later CFSocket). They listen on nothing and
+        /// take nothing from another address (a connected UDP socket drops datagrams from any peer
+        /// but its own), but they are two descriptors and two UDP sockets a process that never
+        /// chose `.cfSocket` does not have: the scheduler suite checks, in a child process, that
+        /// `.epollSource` opens no UDP socket and `.cfSocket` exactly this loopback pair.
         case cfSocket
 
         /// One `epoll` descriptor per scheduler, holding its sockets, as the port of a version-1

@@ -129,10 +129,12 @@ public final class CookieJar: @unchecked Sendable, Hashable, CustomStringConvert
 
     // MARK: Identity
 
+    /// Whether two values are the same jar: a jar is equal only to itself, whatever cookies it holds.
     public static func == (lhs: CookieJar, rhs: CookieJar) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the jar's identity, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }

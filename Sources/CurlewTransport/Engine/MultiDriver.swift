@@ -33,6 +33,8 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var sockets = SocketLedger()
     @exclusivity(unchecked) private var timer = TimerCoalescer()
     @exclusivity(unchecked) private var handles = EasyHandlePool()
+    @exclusivity(unchecked) private var admission = ConnectionAdmission()
+    private let configuration: TransferEngine.Configuration
     /// Transfers started and not finished (running or paused), kept alive here, by ``Transfer/id``.
     @exclusivity(unchecked) private var live: [UInt64: Transfer] = [:]
 
@@ -49,6 +51,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         }
         self.scheduler = scheduler
         self.multi = multi
+        self.configuration = configuration
         multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         multi.set(CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
         multi.set(CURLMOPT_MAXCONNECTS, configuration.effectiveIdleConnectionLimit)
@@ -255,6 +258,29 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.handles.checkIn(easy)
     }
 
+    // MARK: Connection slots
+
+    /// Asks for a connection slot on `host` for `transfer`'s next attempt: `true` when it holds one
+    /// and may be handed to curl now; `false` when it waits, until ``Transfer/slotGranted()``.
+    func requestSlot(for transfer: Transfer, on host: ConnectionAdmission.Host, multiplexes: Bool) -> Bool {
+        let perHost = self.configuration.maximumConnectionsPerHost
+        let limit: Int? = perHost <= 0 ? nil
+            : multiplexes && self.configuration.http2Multiplexing
+                ? perHost * max(1, self.configuration.maximumStreamsPerConnection) : perHost
+        return self.admission.request(transfer.id, for: host, limit: limit) == .admitted
+    }
+
+    /// Gives a slot on `host` back; the oldest transfer waiting for it, if any, takes it and starts.
+    func releaseSlot(_ host: ConnectionAdmission.Host) {
+        guard let next = self.admission.release(host) else { return }
+        self.live[next]?.slotGranted()
+    }
+
+    /// Takes a transfer that waits for a slot out of the queue.
+    func withdrawFromSlotQueue(_ transfer: Transfer) {
+        self.admission.withdraw(transfer.id)
+    }
+
     /// Adds `easy` to the multi handle; curl starts it on its next timer or socket action.
     func attach(_ easy: EasyHandle) throws(TransferError) {
         let code = self.multi.add(easy)
@@ -300,6 +326,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         snapshot.openSockets = self.sockets.connectionCount
         snapshot.idleEasyHandles = self.handles.count
         snapshot.foreignSocketWatches = self.sockets.foreignWatchCount
+        snapshot.transfersWaitingForConnection = self.admission.waitingCount
         snapshot.scheduler = self.scheduler.diagnostics
         return snapshot
     }

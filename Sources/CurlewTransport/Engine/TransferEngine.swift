@@ -22,7 +22,8 @@ public final class TransferEngine: Sendable {
     /// Limits of one engine's connection pool.
     public struct Configuration: Sendable, Hashable {
         /// The most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); more transfers wait
-        /// for a free one. 0: no limit.
+        /// for a free one, in the engine, first come first served (HTTP/2 transfers that may share a
+        /// connection wait only beyond this many connections' worth of streams). 0: no limit.
         public var maximumConnectionsPerHost: Int = 16
         /// The most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`). 0: no limit.
         public var maximumConnections: Int = 0
@@ -108,6 +109,9 @@ public struct EngineDiagnostics: Sendable, Hashable {
     public var liveTransfers = 0
     /// Transfers finished since the engine was made.
     public var transfersCompleted = 0
+    /// Transfers the engine holds back until their host has a free connection slot (beyond
+    /// ``TransferEngine/Configuration/maximumConnectionsPerHost``), not yet handed to curl.
+    public var transfersWaitingForConnection = 0
     /// Easy handles waiting in the pool for reuse.
     public var idleEasyHandles = 0
     /// Connection sockets curl has open (in use or pooled).

@@ -15,11 +15,23 @@ extension TransferError {
     /// two failures of one curl code apart: a connect that timed out (`ETIMEDOUT`) rather than was
     /// refused. (The engine also retires handles that carry an `errno`, so a kept one is this
     /// attempt's.)
-    init(curlCode: CURLcode, message: String?, osErrno: Int32?, url: URL?) {
+    ///
+    /// Some curl codes say less than the situation does, and the table reads them in context (each
+    /// row is checked against a real fault by the fault-matrix suite):
+    ///
+    /// | curl | situation | code |
+    /// | --- | --- | --- |
+    /// | 1 `UNSUPPORTED_PROTOCOL` | any: Curlew checks every URL's scheme itself (also on redirects), so curl reports it only for a reply that is not HTTP/1.x or HTTP/2 (`HTTP/1.1 abc`, HTTP/0.9) | `badServerResponse` |
+    /// | 27 `OUT_OF_MEMORY`, 100 `TOO_LARGE` | before the response head was complete: curl refused a header line over its 100 KiB limit | `responseHeadTooLarge` |
+    /// | 56 `RECV_ERROR` | no `errno` and a message about chunks: invalid chunked framing | `badServerResponse` |
+    /// | 56 `RECV_ERROR` | otherwise (reset, TLS read failure) | `networkConnectionLost` |
+    ///
+    /// - Parameter awaitingHead: Whether the attempt had not yet received its whole response head.
+    init(curlCode: CURLcode, message: String?, osErrno: Int32?, url: URL?, awaitingHead: Bool = false) {
         let errno = Self.savesErrno(curlCode) ? osErrno.flatMap { $0 == 0 ? nil : $0 } : nil
         let text = message.flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: curl_easy_strerror(curlCode))
-        self.init(Self.code(for: curlCode, errno: errno), text, curlCode: Int(curlCode.rawValue), osErrno: errno,
-                  failingURL: url)
+        let code = Self.code(for: curlCode, errno: errno, message: text, awaitingHead: awaitingHead)
+        self.init(code, text, curlCode: Int(curlCode.rawValue), osErrno: errno, failingURL: url)
     }
 
     /// Whether curl records an OS `errno` for this code (per `CURLINFO_OS_ERRNO`'s documentation).
@@ -33,9 +45,12 @@ extension TransferError {
         }
     }
 
-    private static func code(for curlCode: CURLcode, errno: Int32?) -> Code {
+    /// `CURLE_TOO_LARGE` (curl 8.6 and later; Debian 12's headers do not have it).
+    private static let curlTooLarge: UInt32 = 100
+
+    private static func code(for curlCode: CURLcode, errno: Int32?, message: String, awaitingHead: Bool) -> Code {
         switch curlCode {
-        case CURLE_UNSUPPORTED_PROTOCOL: return .unsupportedURL
+        case CURLE_UNSUPPORTED_PROTOCOL: return .badServerResponse
         case CURLE_URL_MALFORMAT: return .badURL
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .cannotFindHost
         case CURLE_COULDNT_CONNECT: return errno == ETIMEDOUT ? .timedOut : .cannotConnectToHost
@@ -48,8 +63,12 @@ extension TransferError {
             return .secureConnectionFailed
         case CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .badServerResponse
+        case CURLE_RECV_ERROR where errno == nil && message.lowercased().contains("chunk"):
+            return .badServerResponse
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return .networkConnectionLost
+        case CURLE_OUT_OF_MEMORY where awaitingHead:
+            return .responseHeadTooLarge
         case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
         case CURLE_FILESIZE_EXCEEDED: return .responseTooLarge
         case CURLE_BAD_CONTENT_ENCODING: return .cannotDecodeContentData
@@ -57,7 +76,8 @@ extension TransferError {
         case CURLE_READ_ERROR: return .cannotOpenFile
         case CURLE_WRITE_ERROR: return .cannotWriteToFile
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled
-        default: return .unknown
+        default:
+            return curlCode.rawValue == Self.curlTooLarge && awaitingHead ? .responseHeadTooLarge : .unknown
         }
     }
 }

@@ -92,6 +92,10 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public var osErrno: Int32?
     /// The URL of the request that failed (after redirects, the one being fetched when it failed).
     public var failingURL: URL?
+    /// Whether any of the response (its status line) had arrived when the attempt failed. A
+    /// connection reset or closed *before* that is safe to retry for an idempotent request (see
+    /// ``RetryPolicy``); one that broke afterwards may have been processed by the server.
+    public var responseStarted: Bool = false
 
     /// Creates an error; Curlew makes these, tests and adapters may too.
     public init(_ code: Code, _ message: String, curlCode: Int? = nil, osErrno: Int32? = nil, failingURL: URL? = nil) {
@@ -111,6 +115,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         return URLError(self.code.urlErrorCode, userInfo: userInfo)
     }
 
+    /// The code and the message, then curl's code and the failing URL when there are any:
+    /// `TransferError.<code>: <message> (curl <n>) [<URL>]`.
     public var description: String {
         var text = "TransferError.\(self.code.rawValue): \(self.message)"
         if let curlCode { text += " (curl \(curlCode))" }

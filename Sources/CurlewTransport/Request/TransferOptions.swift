@@ -3,6 +3,13 @@
 /// The defaults are what a careful HTTP client does: connect and idle timeouts of 60 seconds (like
 /// URLSession's request timeout), up to 10 redirects between `http` and `https` URLs only, HTTP/2
 /// when a TLS server offers it, certificate and host name verification on, decompression on.
+///
+/// They also hold against hostile responses: a body collected in memory may have at most 64 MiB
+/// (``maximumInMemoryBodySize``) and may expand at most 100-fold while it is decompressed
+/// (``decompressionLimit``); a response head may have at most 96 KiB (``maximumResponseHeadSize``).
+/// A body streamed to a file has no size limit unless ``maximumResponseBodySize`` sets one. Past a
+/// limit the transfer fails with ``TransferError/Code/responseTooLarge`` (or
+/// ``TransferError/Code/responseHeadTooLarge``) instead of growing without bound.
 public struct TransferOptions: Sendable, Hashable {
     /// The longest time to establish the connection (TCP and TLS). `nil` waits as long as the OS does.
     public var connectTimeout: Duration? = .seconds(60)
@@ -22,8 +29,18 @@ public struct TransferOptions: Sendable, Hashable {
     public var tls: TLSOptions = TLSOptions()
     /// Which proxy to use.
     public var proxy: ProxyConfiguration = .environment
-    /// Fail with ``TransferError/Code/responseTooLarge`` when the body is longer. `nil`: no limit.
+    /// Fail with ``TransferError/Code/responseTooLarge`` when the body is longer, whatever its
+    /// destination (memory or a file). `nil` (the default): no limit beyond
+    /// ``maximumInMemoryBodySize`` for bodies collected in memory.
     public var maximumResponseBodySize: Int64?
+    /// Fail with ``TransferError/Code/responseTooLarge`` when a body collected in memory
+    /// (``ResponseDestination/memory``) grows past this many bytes (decoded). 64 MiB by default;
+    /// raise it, or set `nil` to lift it. Bodies streamed to a file are not affected: download
+    /// large bodies to a file (``ResponseDestination/file(_:)``).
+    public var maximumInMemoryBodySize: Int64? = 64 << 20
+    /// How far a compressed body collected in memory may expand while it is decoded (see
+    /// ``DecompressionLimit``); `.ratio(100)` by default. Bodies streamed to a file are not affected.
+    public var decompressionLimit: DecompressionLimit = .ratio(100)
     /// Fail with ``TransferError/Code/responseHeadTooLarge`` when the status line and headers of
     /// one response are longer than this many bytes.
     public var maximumResponseHeadSize: Int = 96 * 1024

@@ -11,6 +11,18 @@ import HTTPTypesFoundation
 /// request.body = .data(Data(#"{"name":"curlew"}"#.utf8))
 /// request.options.timeout = .seconds(30)
 /// ```
+///
+/// **Header values never carry CR, LF or NUL onto the wire**, whichever way they are set, and the two
+/// ways differ only in what the caller hears. The string-taking APIs — ``init(method:url:headers:body:destination:options:)``
+/// and ``setHeaderField(_:value:)`` — are for untrusted input and throw
+/// ``TransferError/Code/invalidRequest``. `HTTPFields` cannot fail: swift-http-types replaces those
+/// bytes with spaces when the value is assigned (`"a\r\nb"` is sent as `"a  b"`), before Curlew sees it.
+///
+/// **Credentials in the URL** (`http://user:password@host/`) are sent as HTTP Basic authentication,
+/// as curl and Python's requests do: the initializers that take a URL turn them into an
+/// `Authorization: Basic …` field (unless the request sets one) and keep them out of the URL.
+/// Like any `Authorization`, the field is dropped when a redirect leaves the origin; credentials in a
+/// redirect's `Location` are ignored.
 public struct TransferRequest: Sendable {
     /// Method, scheme, authority, path and header fields (swift-http-types).
     public var head: HTTPRequest
@@ -38,6 +50,10 @@ public struct TransferRequest: Sendable {
     }
 
     /// Creates a request for a URL.
+    ///
+    /// A URL with credentials (`http://user:password@host/`) gets an `Authorization: Basic` field
+    /// unless `headerFields` has an `Authorization` of its own (see above). A URL that is not absolute
+    /// (no scheme) makes a request that fails with ``TransferError/Code/badURL`` when it starts.
     public init(
         url: URL,
         method: HTTPRequest.Method = .get,
@@ -46,9 +62,20 @@ public struct TransferRequest: Sendable {
         destination: ResponseDestination = .memory,
         options: TransferOptions = TransferOptions()
     ) {
-        self.init(HTTPRequest(method: method, url: url, headerFields: headerFields),
+        guard url.scheme != nil else {
+            // HTTPRequest(url:) traps on a URL without a scheme.
+            var head = HTTPRequest(method: method, scheme: nil, authority: nil, path: "/")
+            head.headerFields = headerFields
+            self.init(head, body: body, destination: destination, options: options)
+            return
+        }
+        var fields = headerFields
+        if let user = url.user(percentEncoded: false) {
+            Self.addBasicAuthorization(user: user, password: url.password(percentEncoded: false) ?? "", to: &fields)
+        }
+        self.init(HTTPRequest(method: method, url: url, headerFields: fields),
                   body: body, destination: destination, options: options)
-        self.madeFrom = (url.absoluteString, url)
+        if url.user == nil { self.madeFrom = (url.absoluteString, url) }
     }
 
     /// Creates a request from untrusted strings, rejecting what could smuggle bytes onto the wire.
@@ -71,18 +98,52 @@ public struct TransferRequest: Sendable {
         let target = try RequestTarget(validating: url)
         var fields = HTTPFields()
         for header in headers {
-            guard let name = HTTPField.Name(header.name) else {
-                throw TransferError(.invalidRequest, "Invalid header name \"\(header.name)\".", failingURL: target.url)
+            do {
+                fields.append(try Self.validatedField(header.name, value: header.value))
+            } catch {
+                var invalid = error
+                invalid.failingURL = target.url
+                throw invalid
             }
-            guard !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
-                throw TransferError(.invalidRequest, "The value of header \(header.name) contains CR, LF or NUL.",
-                                    failingURL: target.url)
-            }
-            fields.append(HTTPField(name: name, value: header.value))
+        }
+        if let credentials = target.credentials {
+            Self.addBasicAuthorization(user: credentials.user, password: credentials.password, to: &fields)
         }
         var head = HTTPRequest(method: parsedMethod, scheme: target.scheme, authority: target.authority, path: target.path)
         head.headerFields = fields
         self.init(head, body: body, destination: destination, options: options)
+    }
+
+    /// Sets a header field from untrusted strings, replacing any field of that name.
+    ///
+    /// Unlike assigning through ``head``'s `headerFields` (where swift-http-types turns CR, LF and NUL
+    /// into spaces), this refuses such a value.
+    ///
+    /// - Parameters:
+    ///   - name: The field name (a token).
+    ///   - value: The value; no CR, LF or NUL.
+    /// - Throws: ``TransferError`` with ``TransferError/Code/invalidRequest`` for an invalid name, or a
+    ///   value containing CR, LF or NUL.
+    public mutating func setHeaderField(_ name: String, value: String) throws(TransferError) {
+        let field = try Self.validatedField(name, value: value)
+        self.head.headerFields[field.name] = field.value
+    }
+
+    private static func validatedField(_ name: String, value: String) throws(TransferError) -> HTTPField {
+        guard let fieldName = HTTPField.Name(name) else {
+            throw TransferError(.invalidRequest, "Invalid header name \"\(name)\".")
+        }
+        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            throw TransferError(.invalidRequest, "The value of header \(name) contains CR, LF or NUL.")
+        }
+        return HTTPField(name: fieldName, value: value)
+    }
+
+    /// Adds `Authorization: Basic base64(user:password)` (RFC 7617, UTF-8) unless `fields` has an
+    /// `Authorization` already.
+    private static func addBasicAuthorization(user: String, password: String, to fields: inout HTTPFields) {
+        guard fields[.authorization] == nil else { return }
+        fields[.authorization] = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
     }
 
     /// The request's URL, when its head has a scheme and authority.
@@ -102,6 +163,17 @@ struct RequestTarget: Hashable {
     let path: String
     /// The full URL string handed to curl.
     let string: String
+    /// The user name and password of a URL string with credentials (percent-decoded); never part of
+    /// ``string``.
+    var credentials: (user: String, password: String)? {
+        self.userInfo.map { ($0.user, $0.password) }
+    }
+    private var userInfo: UserInfo?
+
+    private struct UserInfo: Hashable {
+        var user: String
+        var password: String
+    }
 
     var url: URL? { URL(string: self.string) }
 
@@ -121,7 +193,15 @@ struct RequestTarget: Hashable {
             throw TransferError(.badURL, "\"\(string)\" has no host.", failingURL: URL(string: string))
         }
         var authority = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        if let port = components.port { authority += ":\(port)" }
+        if let port = components.port {
+            guard (1...65535).contains(port) else {
+                throw TransferError(.badURL, "\"\(string)\" has port \(port), outside 1...65535.", failingURL: URL(string: string))
+            }
+            authority += ":\(port)"
+        }
+        if let user = components.user {
+            self.userInfo = UserInfo(user: user, password: components.password ?? "")
+        }
         var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?\(query)" }
         self.scheme = scheme
@@ -151,6 +231,15 @@ struct RequestTarget: Hashable {
                   || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\\") }) else {
             throw TransferError(.badURL, "The request has no valid authority (host).", failingURL: failingURL())
         }
+        guard !Self.containsByte(authority, where: { $0 == UInt8(ascii: "@") }) else {
+            throw TransferError(.badURL, "The request's authority holds credentials; make the request from a URL "
+                                + "(they become an Authorization field) or set Authorization yourself.",
+                                failingURL: failingURL())
+        }
+        guard Self.hasValidPort(authority) else {
+            throw TransferError(.badURL, "The request's authority \"\(authority)\" is not host[:port] with a port in 1...65535.",
+                                failingURL: failingURL())
+        }
         let path = (head.path?.isEmpty ?? true) ? "/" : (head.path ?? "/")
         guard path.utf8.first == UInt8(ascii: "/"),
               !Self.containsByte(path, where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
@@ -173,5 +262,30 @@ struct RequestTarget: Hashable {
     /// directly when it has one (native strings do).
     private static func containsByte(_ string: String, where predicate: (UInt8) -> Bool) -> Bool {
         string.utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? string.utf8.contains(where: predicate)
+    }
+
+    /// Whether `authority` (`host`, `host:port`, `[v6]`, `[v6]:port`) has no port, an empty one, or
+    /// one of 1...65535 in decimal digits. A byte scan, like the checks above.
+    private static func hasValidPort(_ authority: String) -> Bool {
+        let bytes = authority.utf8
+        let colon: String.UTF8View.Index
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let afterHost = bytes.index(after: close)
+            guard afterHost != bytes.endIndex else { return true }
+            guard bytes[afterHost] == UInt8(ascii: ":") else { return false }
+            colon = afterHost
+        } else {
+            guard let first = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
+            colon = first
+        }
+        var port = 0
+        var digits = 0
+        for byte in bytes[bytes.index(after: colon)...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 5 else { return false }
+            port = port * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        return digits == 0 || (1...65535).contains(port)
     }
 }

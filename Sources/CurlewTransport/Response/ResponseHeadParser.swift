@@ -63,6 +63,8 @@ struct ResponseHeadParser {
     private(set) var facts: Facts? = Facts()
     private var size = 0
     private let limit: Int
+    /// Whether any line of a response (a status line, valid or not) has arrived.
+    private(set) var hasStarted = false
 
     /// - Parameter limit: the most bytes one head (status line and fields) may have.
     init(limit: Int) {
@@ -70,6 +72,7 @@ struct ResponseHeadParser {
     }
 
     mutating func consume(_ rawLine: UnsafeRawBufferPointer) -> Event {
+        self.hasStarted = true
         let line = Self.trimmingLineEnd(rawLine)
         switch self.phase {
         case .trailers:

@@ -35,6 +35,10 @@ public struct TransferMetrics: Sendable, Hashable {
     public var redirectCount: Int = 0
     /// How many times a paused transfer resumed.
     public var resumeCount: Int = 0
+    /// How many times the request was sent again after a failed attempt (``RetryPolicy``): the
+    /// attempts made are `retryCount + 1`. Set by ``TransferEngine/execute(_:retry:)`` and by
+    /// `RequestOperation`; a single ``Transfer`` never retries, and reports 0.
+    public var retryCount: Int = 0
     /// New connections the final attempt opened (0 when it reused a pooled connection).
     public var connectionsOpened: Int = 0
     /// Time from the final attempt's start until the name was resolved.
@@ -56,10 +60,15 @@ extension TransferMetrics {
     /// The HTTP version a response came in. (Nested, so that it does not collide with SwiftNIO's
     /// `HTTPVersion` in code that imports both.)
     public enum HTTPVersion: String, Sendable, Hashable {
+        /// HTTP/1.0.
         case http1_0 = "HTTP/1.0"
+        /// HTTP/1.1.
         case http1_1 = "HTTP/1.1"
+        /// HTTP/2, over TLS (ALPN) or with prior knowledge.
         case http2 = "HTTP/2"
+        /// HTTP/3, when libcurl reports it (Curlew never asks for it).
         case http3 = "HTTP/3"
+        /// Not known: no response head was received, or libcurl reported a version Curlew does not name.
         case unknown = "unknown"
     }
 }

@@ -109,7 +109,9 @@ public protocol TransferSchedulerEventHandler: AnyObject {
 
 /// The directions of readiness curl wants reported for one socket.
 public struct SocketInterest: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The directions as bits: ``read`` is 1, ``write`` is 2.
     public let rawValue: UInt8
+    /// Creates an interest from its bits (see ``rawValue``).
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Report when the socket is readable (`CURL_POLL_IN`).
@@ -117,6 +119,7 @@ public struct SocketInterest: OptionSet, Sendable, Hashable, CustomStringConvert
     /// Report when the socket is writable (`CURL_POLL_OUT`).
     public static let write = SocketInterest(rawValue: 1 << 1)
 
+    /// `none`, `read`, `write` or `read+write`, for logs.
     public var description: String {
         switch self {
         case []: return "none"
@@ -129,7 +132,9 @@ public struct SocketInterest: OptionSet, Sendable, Hashable, CustomStringConvert
 
 /// The readiness that fired for one socket; the engine passes it on as `CURL_CSELECT_*` bits.
 public struct SocketEvents: OptionSet, Sendable, Hashable {
+    /// The readiness as bits: ``read`` is 1, ``write`` is 2, ``error`` is 4.
     public let rawValue: UInt8
+    /// Creates readiness from its bits (see ``rawValue``).
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The socket is readable (`CURL_CSELECT_IN`).
@@ -159,6 +164,13 @@ public struct SchedulerDiagnostics: Sendable, Hashable, CustomStringConvertible 
     /// Whether the timer is armed.
     public var timerArmed: Bool
 
+    /// Creates a snapshot; schedulers fill it from their own bookkeeping.
+    ///
+    /// - Parameters:
+    ///   - watchedSockets: Sockets with a watch, armed or not.
+    ///   - armedSockets: Sockets with at least one armed direction.
+    ///   - pendingCloses: Sockets whose close was requested but has not happened yet.
+    ///   - timerArmed: Whether the timer is armed.
     public init(watchedSockets: Int = 0, armedSockets: Int = 0, pendingCloses: Int = 0, timerArmed: Bool = false) {
         self.watchedSockets = watchedSockets
         self.armedSockets = armedSockets
@@ -166,6 +178,7 @@ public struct SchedulerDiagnostics: Sendable, Hashable, CustomStringConvertible 
         self.timerArmed = timerArmed
     }
 
+    /// The four counts on one line, for logs: `watched=2 armed=1 pendingCloses=0 timer=true`.
     public var description: String {
         "watched=\(self.watchedSockets) armed=\(self.armedSockets) pendingCloses=\(self.pendingCloses) timer=\(self.timerArmed)"
     }

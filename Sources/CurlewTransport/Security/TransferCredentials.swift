@@ -18,8 +18,10 @@
 public struct TransferCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The authentication schemes curl may use.
     public struct Schemes: OptionSet, Sendable, Hashable {
+        /// The schemes as bits: ``basic`` is 1, ``digest`` is 2.
         public let rawValue: Int
 
+        /// Creates a set of schemes from its bits (see ``rawValue``).
         public init(rawValue: Int) {
             self.rawValue = rawValue
         }

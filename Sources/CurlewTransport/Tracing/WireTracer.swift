@@ -26,6 +26,8 @@ public final class WireTracer: Sendable, Hashable {
         /// Response body bytes received (before decompression).
         case responseBody(bytes: Int)
 
+        /// The event as curl's verbose output shows it: `* note`, `> request line`, `< response line`,
+        /// `> [n body bytes]`.
         public var description: String {
             switch self {
             case .note(let text): return "* \(text)"
@@ -48,10 +50,13 @@ public final class WireTracer: Sendable, Hashable {
         self.handler = handler
     }
 
+    /// Whether two values are the same tracer: a tracer is equal only to itself, so transfer
+    /// options that carry it compare by identity.
     public static func == (lhs: WireTracer, rhs: WireTracer) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the tracer's identity, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }

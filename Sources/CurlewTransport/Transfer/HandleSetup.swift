@@ -54,18 +54,7 @@ struct HandleSetup: Equatable {
         self.connectTimeout = options.connectTimeout
         self.idleTimeout = options.idleTimeout
         self.httpVersion = options.httpVersion
-        switch options.httpVersion {
-        case .http1_1:
-            self.waitsForMultiplexing = false
-        case .automatic:
-            // Waiting for a first connection to a host to say whether it multiplexes only makes sense
-            // where it can: over TLS, where ALPN may choose h2. On plain http the answer is always no,
-            // and every transfer started beside the first would wait for that first connection
-            // (its whole response, in libcurl 7.88) instead of opening its own.
-            self.waitsForMultiplexing = attempt.target.scheme == "https"
-        case .http2PriorKnowledge:
-            self.waitsForMultiplexing = true
-        }
+        self.waitsForMultiplexing = Self.mayMultiplex(options, scheme: attempt.target.scheme)
         self.verification = options.tls.verification
         self.trustedRootsFile = options.tls.trustedRootsFile
         self.proxy = options.proxy
@@ -76,6 +65,20 @@ struct HandleSetup: Equatable {
         self.maximumDownloadBytesPerSecond = options.maximumDownloadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         self.isReusable = options.credentials == nil && options.cookieJar == nil && options.wireTracer == nil
             && options.tls.clientCertificate == nil
+    }
+
+    /// Whether a transfer may share a connection with others as an HTTP/2 stream, so waiting for a
+    /// connection that says whether it multiplexes (`CURLOPT_PIPEWAIT`) makes sense.
+    ///
+    /// Only over TLS, where ALPN may choose h2, or with prior knowledge. On plain http the answer
+    /// is always no, and every transfer started beside the first would wait for that first
+    /// connection (its whole response, in libcurl 7.88) instead of opening its own.
+    static func mayMultiplex(_ options: TransferOptions, scheme: String) -> Bool {
+        switch options.httpVersion {
+        case .http1_1: false
+        case .automatic: scheme == "https"
+        case .http2PriorKnowledge: true
+        }
     }
 
     /// Whether curl's POST machinery carries a body.

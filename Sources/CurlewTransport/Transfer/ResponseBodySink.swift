@@ -6,12 +6,24 @@ import Glibc
 
 /// Where a transfer writes response body bytes: memory, or a temporary file that replaces the
 /// destination on success. Used on the engine's context only.
+///
+/// A body in memory starts as `Data`; from ``mappingThreshold`` bytes on (known from
+/// `Content-Length`, or reached while writing) it moves to pages of its own (``PageBuffer``),
+/// handed over without a copy and unmapped when the last `Data` referring to them goes. Large
+/// bodies never pass through `malloc`: glibc would raise its mmap threshold after the first large
+/// free and then keep every later body's memory in the arena of the thread that allocated it —
+/// with the dispatch backend's changing worker threads and the operation path's queues, 16 MiB
+/// GETs one at a time peaked at 148 MiB resident instead of 48.
 struct ResponseBodySink {
     private enum Storage {
         case memory(Data)
+        case mapped(PageBuffer)
         case file(descriptor: Int32, temporaryPath: String, destination: URL)
         case closed
     }
+
+    /// The body size from which memory bodies live in pages of their own.
+    static let mappingThreshold = 1 << 20
 
     private var storage: Storage
     /// Bytes held so far.
@@ -39,7 +51,12 @@ struct ResponseBodySink {
     mutating func reserve(_ length: Int64) {
         guard case .memory(var data) = self.storage, length > 0 else { return }
         self.storage = .closed  // Release the reference so `data` is uniquely held while it grows.
-        data.reserveCapacity(Int(min(length, 64 << 20)) + data.count)
+        let capacity = Int(min(length, 64 << 20)) + data.count
+        if capacity >= Self.mappingThreshold, let pages = PageBuffer(capacity: capacity, copying: data) {
+            self.storage = .mapped(pages)
+            return
+        }
+        data.reserveCapacity(capacity)
         self.storage = .memory(data)
     }
 
@@ -49,8 +66,18 @@ struct ResponseBodySink {
         switch self.storage {
         case .memory(var data):
             self.storage = .closed
-            data.append(bytes.assumingMemoryBound(to: UInt8.self))
-            self.storage = .memory(data)
+            if data.count + bytes.count >= Self.mappingThreshold,
+               let pages = PageBuffer(capacity: 2 * (data.count + bytes.count), copying: data) {
+                pages.append(bytes)
+                self.storage = .mapped(pages)
+            } else {
+                data.append(bytes.assumingMemoryBound(to: UInt8.self))
+                self.storage = .memory(data)
+            }
+        case .mapped(let pages):
+            guard pages.append(bytes) else {
+                throw TransferError(.responseTooLarge, "Cannot map memory for a \(pages.count + bytes.count)-byte body.")
+            }
         case .file(let descriptor, let path, _):
             var offset = 0
             while offset < bytes.count {
@@ -74,6 +101,8 @@ struct ResponseBodySink {
             self.storage = .closed
             data.removeAll(keepingCapacity: true)
             self.storage = .memory(data)
+        case .mapped(let pages):
+            pages.removeAll()
         case .file(let descriptor, let path, _):
             guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
                 throw TransferError(.cannotWriteToFile, "Cannot truncate \(path): \(Self.lastError())")
@@ -91,6 +120,8 @@ struct ResponseBodySink {
         switch storage {
         case .memory(let data):
             return (data, nil)
+        case .mapped(let pages):
+            return (pages.handOver(), nil)
         case .file(let descriptor, let temporaryPath, let destination):
             let closed = close(descriptor) == 0
             guard closed, rename(temporaryPath, destination.path) == 0 else {

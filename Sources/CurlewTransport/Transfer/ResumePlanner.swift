@@ -11,6 +11,12 @@ struct ResumeValidator: Hashable {
     /// The `If-Range` value: the strong ETag, else the date.
     var ifRange: String { self.entityTag ?? self.lastModified ?? "" }
 
+    /// A validator made of known values.
+    init(entityTag: String?, lastModified: String?) {
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+    }
+
     /// The validator of `head`, or `nil` when its body cannot be continued by range: no strong
     /// validator, the server refuses ranges (`Accept-Ranges: none`), or the body is content-encoded
     /// (ranges address encoded bytes while curl delivers decoded ones).

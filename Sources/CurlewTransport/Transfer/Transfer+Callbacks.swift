@@ -87,12 +87,12 @@ extension Transfer {
             }
         }
         let length = facts.contentLength
-        if let limit = self.request.options.maximumResponseBodySize, let length, length > limit {
-            return self.machine.headArrived(.fail(Self.tooLarge(limit, url: self.currentURL)))
+        if let length, let error = self.bodyLimits.checkAnnounced(length: length) {
+            return self.machine.headArrived(.fail(error))
         }
         guard self.machine.headArrived(.deliver) else { return false }
-        let decoded = facts.isContentEncoded
-        self.progress.expectedBytesToReceive = decoded && self.request.options.automaticDecompression ? nil : length
+        self.decodesBody = facts.isContentEncoded && self.request.options.automaticDecompression
+        self.progress.expectedBytesToReceive = self.decodesBody ? nil : length
         if let length { self.sink?.reserve(length) }
         self.deliveredHead = head
         self.delegate?.transfer(self, didReceive: head)
@@ -147,9 +147,11 @@ extension Transfer {
         case .deliver(let offset):
             chunk = offset == 0 ? bytes : UnsafeRawBufferPointer(rebasing: bytes[offset...])
         }
-        let kept = self.sink?.count ?? 0
-        if let limit = self.request.options.maximumResponseBodySize, kept + Int64(chunk.count) > limit {
-            self.machine.failed(Self.tooLarge(limit, url: self.currentURL))
+        let total = (self.sink?.count ?? 0) + Int64(chunk.count)
+        // curl counts a read's bytes on the wire before it hands out their decoded bytes.
+        let received = self.decodesBody ? self.easy?.info(offset: CURLINFO_SIZE_DOWNLOAD_T) : nil
+        if let error = self.bodyLimits.check(total: total, received: received) {
+            self.machine.failed(error)
             return 0
         }
         do {
@@ -176,10 +178,6 @@ extension Transfer {
             self.machine.failed(error)
             return ccurl_readfunc_abort()
         }
-    }
-
-    private static func tooLarge(_ limit: Int64, url: URL?) -> TransferError {
-        TransferError(.responseTooLarge, "The response body exceeds \(limit) bytes.", failingURL: url)
     }
 
     // MARK: Done
@@ -209,7 +207,8 @@ extension Transfer {
         case .failWithCurlError:
             let osErrno = easy.info(long: CURLINFO_OS_ERRNO).map { Int32(truncatingIfNeeded: $0) }
             self.completeNow(.failure(TransferError(curlCode: result, message: easy.errorMessage, osErrno: osErrno,
-                                                    url: self.currentURL)))
+                                                    url: self.currentURL,
+                                                    awaitingHead: self.machine.phase == .awaitingHead)))
         }
     }
 

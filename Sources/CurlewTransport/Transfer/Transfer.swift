@@ -38,8 +38,14 @@ public final class Transfer: @unchecked Sendable {
     /// The easy handle while the transfer runs, and whether it is in the multi handle.
     @exclusivity(unchecked) var easy: EasyHandle?
     @exclusivity(unchecked) var isAttached = false
+    /// The connection slot the transfer holds or waits for (``ConnectionAdmission``).
+    @exclusivity(unchecked) var slot = Slot.none
     @exclusivity(unchecked) var headerList: CurlHeaderList?
     @exclusivity(unchecked) var parser: ResponseHeadParser
+    /// The size limits the response body is held to (from the options and the destination).
+    let bodyLimits: ResponseBodyLimits
+    /// Whether curl decodes the body being delivered (`Content-Encoding`): its size on the wire differs.
+    @exclusivity(unchecked) var decodesBody = false
     /// The head of the response being delivered (kept across a resume that appends).
     @exclusivity(unchecked) var deliveredHead: HTTPResponse?
     @exclusivity(unchecked) var sink: ResponseBodySink?
@@ -58,6 +64,7 @@ public final class Transfer: @unchecked Sendable {
         self.driver = driver
         self.id = id
         self.parser = ResponseHeadParser(limit: request.options.maximumResponseHeadSize)
+        self.bodyLimits = ResponseBodyLimits(options: request.options, destination: request.destination)
     }
 
     // MARK: Public control
@@ -193,24 +200,51 @@ public final class Transfer: @unchecked Sendable {
 
     // MARK: Attempts
 
-    /// Configures a (pooled) easy handle for the current attempt and adds it to the multi handle.
+    /// Starts the current attempt: at once when the transfer holds a connection slot or gets one,
+    /// otherwise when ``slotGranted()`` says its turn has come.
     func launch() throws(TransferError) {
         guard let attempt = self.attempt else { return }
+        self.parser = ResponseHeadParser(limit: self.request.options.maximumResponseHeadSize)
+        self.machine.attemptStarted()
+        _ = self.source?.seek(to: 0)
+        if case .none = self.slot {
+            let host = ConnectionAdmission.Host(scheme: attempt.target.scheme, authority: attempt.target.authority)
+            let multiplexes = HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme)
+            guard self.driver.requestSlot(for: self, on: host, multiplexes: multiplexes) else {
+                self.slot = .waiting(host)
+                return
+            }
+            self.slot = .holding(host)
+        }
+        try self.attach(attempt)
+    }
+
+    /// The connection slot this transfer waited for is its own: its attempt starts.
+    func slotGranted() {
+        guard case .waiting(let host) = self.slot else { return }
+        self.slot = .holding(host)
+        guard let attempt = self.attempt, !self.driver.isShutDown else { return }
+        do {
+            try self.attach(attempt)
+        } catch {
+            self.completeNow(.failure(error))
+        }
+    }
+
+    /// Configures a (pooled) easy handle for `attempt` and adds it to the multi handle.
+    private func attach(_ attempt: Attempt) throws(TransferError) {
         guard let easy = self.driver.checkOutHandle() else {
             throw TransferError(.unknown, "curl_easy_init failed.", failingURL: self.currentURL)
         }
         self.easy = easy
-        self.parser = ResponseHeadParser(limit: self.request.options.maximumResponseHeadSize)
-        self.machine.attemptStarted()
-        _ = self.source?.seek(to: 0)
         try self.configure(easy, for: attempt)
         try self.driver.attach(easy)
         self.isAttached = true
     }
 
-    /// Replaces the finished attempt with `next` on a handle from the pool.
+    /// Replaces the finished attempt with `next` on a handle from the pool, in the same slot.
     func relaunch(_ next: Attempt) {
-        self.releaseHandle()
+        self.releaseHandle(keepingSlot: true)
         self.attempt = next
         do {
             try self.launch()
@@ -226,16 +260,26 @@ public final class Transfer: @unchecked Sendable {
         self.deliveredHead = nil
     }
 
-    /// Takes the easy handle out of the multi handle and returns it to the pool.
-    func releaseHandle() {
-        guard let easy = self.easy else { return }
-        self.easy = nil
-        if self.isAttached {
-            self.driver.detach(easy)
-            self.isAttached = false
+    /// Takes the easy handle out of the multi handle and returns it to the pool; gives the
+    /// connection slot back (or stops waiting for one) unless `keepingSlot`.
+    func releaseHandle(keepingSlot: Bool = false) {
+        if let easy = self.easy {
+            self.easy = nil
+            if self.isAttached {
+                self.driver.detach(easy)
+                self.isAttached = false
+            }
+            self.driver.checkIn(easy)
+            self.headerList = nil
         }
-        self.driver.checkIn(easy)
-        self.headerList = nil
+        guard !keepingSlot else { return }
+        let slot = self.slot
+        self.slot = .none
+        switch slot {
+        case .none: break
+        case .waiting: self.driver.withdrawFromSlotQueue(self)
+        case .holding(let host): self.driver.releaseSlot(host)
+        }
     }
 
     // MARK: Deadline
@@ -263,7 +307,14 @@ public final class Transfer: @unchecked Sendable {
     }
 
     /// Releases everything and tells the delegate. Reached exactly once, through the state machine.
+    /// A failure gets the URL being fetched (when it has none yet) and whether its response had started.
     func finish(_ outcome: Result<TransferResponse, TransferError>) {
+        var outcome = outcome
+        if case .failure(var error) = outcome {
+            error.failingURL = error.failingURL ?? self.currentURL
+            error.responseStarted = self.parser.hasStarted
+            outcome = .failure(error)
+        }
         self.deadline = nil
         self.releaseHandle()
         self.source?.close()
@@ -274,5 +325,17 @@ public final class Transfer: @unchecked Sendable {
         let delegate = self.delegate
         self.delegate = nil
         delegate?.transfer(self, didCompleteWith: outcome)
+    }
+}
+
+extension Transfer {
+    /// Where a transfer stands with its host's connection slots.
+    enum Slot {
+        /// Neither holding nor waiting (not started, paused, or finished).
+        case none
+        /// In the host's queue.
+        case waiting(ConnectionAdmission.Host)
+        /// Handed to curl, or about to be.
+        case holding(ConnectionAdmission.Host)
     }
 }
