@@ -6,7 +6,7 @@ import Logging
 /// A manager's transport with its metrics and logs around it: every transfer the manager runs is
 /// counted (``RequestMetrics``) and logged at `.debug` when it starts and when it ends.
 ///
-/// It wraps the ``TransferRunning`` seam rather than the operations, so it sees transfers exactly
+/// It wraps the `TransferRunning` seam rather than the operations, so it sees transfers exactly
 /// as the engine (or a stub) does, whoever made the operation and however it ends.
 ///
 /// `start()` is called by an operation under its lock (see `RequestOperation+Lifecycle.swift`):

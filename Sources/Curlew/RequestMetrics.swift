@@ -12,7 +12,7 @@ import Metrics
 /// | Label | Kind | Dimensions | Counts |
 /// | --- | --- | --- | --- |
 /// | `curlew_requests_total` | counter | `method` | transfers completed, successfully or not |
-/// | `curlew_request_failures_total` | counter | `code` (a ``TransferError/Code`` raw value) | transfers that failed |
+/// | `curlew_request_failures_total` | counter | `code` (a `TransferError/Code` raw value) | transfers that failed |
 /// | `curlew_requests_in_flight` | meter | | transfers started and not completed |
 /// | `curlew_connections_opened_total` | counter | | new connections the final attempts opened |
 /// | `curlew_connections_reused_total` | counter | | final attempts that reused a pooled connection |
@@ -23,7 +23,7 @@ import Metrics
 public enum RequestMetricsLabels {
     /// Transfers completed, by method.
     public static let requests = "curlew_requests_total"
-    /// Transfers that failed, by ``TransferError/Code``.
+    /// Transfers that failed, by `TransferError/Code`.
     public static let failures = "curlew_request_failures_total"
     /// Transfers started and not completed.
     public static let inFlight = "curlew_requests_in_flight"

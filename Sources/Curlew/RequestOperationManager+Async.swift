@@ -6,16 +6,16 @@ import HTTPTypes
 
 /// async/await: typed values, validation by the manager's rules, cancellation with the task.
 ///
-/// Every method runs a ``RequestOperation`` on the manager's `operationQueue`, so its width,
+/// Every method runs a `RequestOperation` on the manager's `operationQueue`, so its width,
 /// pausing and the manager's shutdown apply. Cancelling the awaiting task cancels the operation
 /// and its transfer at once, exactly once, and the method throws the cancellation error.
 ///
 /// The body is decoded with the manager's `decoder` (a `JSONDecoder`), after validation with the
 /// manager's `responseSerializer`'s acceptable status codes and content types (200–299 and JSON by
-/// default). Ask for `Data` to get the raw body (status validation only), for ``Empty`` or an
+/// default). Ask for `Data` to get the raw body (status validation only), for `Empty` or an
 /// `Optional` when a 204 may answer.
 ///
-/// **Errors**: `RequestSerializationError` (nothing was sent), ``TransferError`` (the transfer
+/// **Errors**: `RequestSerializationError` (nothing was sent), `TransferError` (the transfer
 /// failed or was cancelled), `ResponseSerializationError` (the response was refused; it carries
 /// the status, head and body, and for a `Decodable` failure the coding path).
 extension RequestOperationManager {
@@ -114,7 +114,7 @@ extension RequestOperationManager {
         try await self.task(.patch, path, parameters: parameters, as: type).value
     }
 
-    /// DELETEs `path` and decodes the response (``Empty`` for a 204).
+    /// DELETEs `path` and decodes the response (`Empty` for a 204).
     ///
     /// ```swift
     /// _ = try await api.delete("users/1", as: Empty.self)

@@ -21,7 +21,7 @@ extension RequestOperationManager {
     ///   - parameters: Fields, named as a query string names them (`a[b]`, `a[]`), or `nil`.
     ///   - constructingBody: Appends parts to the form.
     /// - Returns: The request, prepared as the manager sends it.
-    /// - Throws: ``TransferError/Code/badURL`` for the path; `RequestSerializationError` for the
+    /// - Throws: `TransferError/Code/badURL` for the path; `RequestSerializationError` for the
     ///   parameters, a file that cannot be read, or GET/HEAD; whatever `constructingBody` throws.
     public func multipartRequest(
         _ method: HTTPRequest.Method = .post, _ path: String, parameters: (any Encodable & Sendable)?,

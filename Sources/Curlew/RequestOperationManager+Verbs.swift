@@ -3,12 +3,12 @@ import CurlewSerialization
 import CurlewTransport
 import HTTPTypes
 
-/// The AFNetworking-style methods: each builds a request, enqueues a ``RequestOperation`` on the
+/// The AFNetworking-style methods: each builds a request, enqueues a `RequestOperation` on the
 /// manager's `operationQueue` and returns it; the handlers run once, on the completion queue.
 ///
 /// `success` receives the operation and what the manager's `responseSerializer` made of the
 /// response (a `JSONValue` by default); `failure` receives the operation and the error — a
-/// ``TransferError`` (cancellation included), or the serializer's `ResponseSerializationError` for
+/// `TransferError` (cancellation included), or the serializer's `ResponseSerializationError` for
 /// a response it refused. When the request cannot even be built (bad parameters, a path that makes
 /// no URL), nothing is enqueued, the method returns `nil`, and `failure` runs with no operation,
 /// asynchronously, as in AFNetworking.

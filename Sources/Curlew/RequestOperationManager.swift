@@ -11,7 +11,7 @@ import Metrics
 /// async/await.
 ///
 /// A manager is made once per API. It resolves paths against its ``baseURL``, builds requests with
-/// its ``requestSerializer``, sends them as ``RequestOperation``s on its ``operationQueue`` through
+/// its ``requestSerializer``, sends them as `RequestOperation`s on its ``operationQueue`` through
 /// one engine, and turns responses into values with its ``responseSerializer`` (JSON, 2xx only, by
 /// default, as in AFNetworking). The backend is chosen here, once; nothing else depends on it.
 ///
@@ -35,8 +35,8 @@ import Metrics
 /// unit tests sees exactly the requests the engine would send.
 ///
 /// **Errors** a caller catches: `RequestSerializationError` (nothing was sent: bad parameters or
-/// headers), ``TransferError`` (the transfer failed, or was cancelled: code
-/// ``TransferError/Code/cancelled``; a path that makes no URL is ``TransferError/Code/badURL``),
+/// headers), `TransferError` (the transfer failed, or was cancelled: code
+/// `TransferError/Code/cancelled`; a path that makes no URL is `TransferError/Code/badURL`),
 /// `ResponseSerializationError` (the response arrived but was refused: status, content type, an
 /// empty or undecodable body — with the response head and body attached).
 ///
@@ -78,6 +78,8 @@ public final class RequestOperationManager: Sendable {
         var securityPolicy = SecurityPolicy()
         var credentials: TransferCredentials?
         var transferOptions = TransferOptions()
+        var retryPolicy = RetryPolicy.none
+        var interceptor: (any RequestInterceptor)?
         var isShutDown = false
     }
 
@@ -126,7 +128,7 @@ public final class RequestOperationManager: Sendable {
                   cookies: cookies, logger: logger, metricsFactory: metricsFactory)
     }
 
-    /// Creates a manager on any ``TransferRunning`` — typically a ``StubTransport`` in unit tests.
+    /// Creates a manager on any `TransferRunning` — typically a ``StubTransport`` in unit tests.
     ///
     /// ```swift
     /// let stub = StubTransport()
@@ -204,7 +206,7 @@ public final class RequestOperationManager: Sendable {
     }
 
     /// Where success and failure handlers run; `nil` (the default) is the operations' default, a
-    /// queue of the library's (never the main queue unless ``RequestOperation/defaultCallbackQueues``
+    /// queue of the library's (never the main queue unless `RequestOperation/defaultCallbackQueues`
     /// says so).
     public var completionQueue: DispatchQueue? {
         get { self.settings.withLock { $0.completionQueue } }
@@ -240,6 +242,32 @@ public final class RequestOperationManager: Sendable {
         set { self.settings.withLock { $0.transferOptions = newValue } }
     }
 
+    /// When the manager's requests are sent again after a failed attempt: `RetryPolicy/none` by
+    /// default. Every operation the manager makes — the AFNetworking-style methods, the async ones,
+    /// ``operation(with:success:failure:)`` — starts with it; each attempt is a new transfer (a
+    /// streamed body is read again from its start), and cancelling (a task, an operation,
+    /// ``shutdown()``) during a wait between attempts finishes the request at once.
+    ///
+    /// ```swift
+    /// api.retryPolicy = .default          // 3 attempts: idempotent methods, 408/429/502/503/504, timeouts, resets
+    /// let user = try await api.get("users/1", as: User.self)
+    /// ```
+    ///
+    /// Metrics and logs count each attempt as a request. Change one operation's policy with
+    /// ``operation(with:success:failure:)`` before enqueuing it.
+    public var retryPolicy: RetryPolicy {
+        get { self.settings.withLock { $0.retryPolicy } }
+        set { self.settings.withLock { $0.retryPolicy = newValue } }
+    }
+
+    /// Adapts each request before every attempt and may ask for a retry after one (a fresh bearer
+    /// token, a refresh on 401: see `RequestInterceptor`); consulted before ``retryPolicy``. `nil` by
+    /// default. It runs on Swift's cooperative pool, never on the network context.
+    public var interceptor: (any RequestInterceptor)? {
+        get { self.settings.withLock { $0.interceptor } }
+        set { self.settings.withLock { $0.interceptor = newValue } }
+    }
+
     /// Where requests are logged: start, finish and failure at `.debug`; at `.trace`, curl's wire
     /// trace too (headers with credentials redacted, body sizes only). Checked for each request;
     /// below `.trace` curl is not asked to trace at all.
@@ -264,7 +292,7 @@ public final class RequestOperationManager: Sendable {
     ///
     /// - Parameter path: A path relative to ``baseURL``, or an absolute URL.
     /// - Returns: The absolute URL.
-    /// - Throws: ``TransferError`` with ``TransferError/Code/badURL`` when `path` makes no absolute
+    /// - Throws: `TransferError` with `TransferError/Code/badURL` when `path` makes no absolute
     ///   URL (no base URL and a relative path, or text no URL can hold).
     public func url(for path: String) throws(TransferError) -> URL {
         let resolved: URL?
@@ -297,7 +325,7 @@ public final class RequestOperationManager: Sendable {
     ///   - path: Resolved by ``url(for:)``.
     ///   - parameters: Any `Encodable & Sendable`, or `nil`.
     /// - Returns: The request.
-    /// - Throws: ``TransferError/Code/badURL`` as ``url(for:)``; `RequestSerializationError` from
+    /// - Throws: `TransferError/Code/badURL` as ``url(for:)``; `RequestSerializationError` from
     ///   the serializer.
     public func request(
         _ method: HTTPRequest.Method, _ path: String, parameters: (any Encodable & Sendable)?
@@ -310,7 +338,7 @@ public final class RequestOperationManager: Sendable {
 
     /// A request with literal parameters: `try api.request(.get, "search", parameters: ["q": "swift"])`.
     ///
-    /// - Throws: As ``request(_:_:parameters:)-(_,_,(any Encodable & Sendable)?)``.
+    /// - Throws: As ``request(_:_:parameters:)-8769d``.
     public func request(_ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil) throws -> TransferRequest {
         try self.request(method, path, parameters: parameters.map { $0 as any Encodable & Sendable })
     }
@@ -333,7 +361,7 @@ public final class RequestOperationManager: Sendable {
     // MARK: Operations
 
     /// An operation for `request` (prepared as ``prepared(_:)`` says) with the manager's response
-    /// serializer, completion queue and group, **not enqueued**: AFNetworking's
+    /// serializer, completion queue and group, retry policy and interceptor, **not enqueued**: AFNetworking's
     /// `HTTPRequestOperationWithRequest:success:failure:`. Add dependencies, then put it on
     /// ``operationQueue`` (or start it by hand).
     ///
@@ -360,6 +388,8 @@ public final class RequestOperationManager: Sendable {
         let settings = self.settings.value
         let operation = RequestOperation(request: request, transport: self.instrumented)
         operation.responseSerializer = serializer ?? settings.responseSerializer
+        operation.retryPolicy = settings.retryPolicy
+        operation.interceptor = settings.interceptor
         if let queue = settings.completionQueue { operation.completionQueue = queue }
         if let group = settings.completionGroup { operation.completionGroup = group }
         operation.setCompletionHandlers(success: success, failure: failure)

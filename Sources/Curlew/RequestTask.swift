@@ -36,8 +36,8 @@ public final class RequestTask<Value: Sendable>: Sendable {
     /// If the awaiting task is cancelled first, the request is cancelled (its transfer too, at
     /// once) and this throws the cancellation error.
     ///
-    /// - Throws: `RequestSerializationError` or ``TransferError/Code/badURL`` when the request could
-    ///   not be built; ``TransferError`` when the transfer failed or was cancelled;
+    /// - Throws: `RequestSerializationError` or `TransferError/Code/badURL` when the request could
+    ///   not be built; `TransferError` when the transfer failed or was cancelled;
     ///   `ResponseSerializationError` when the response was refused (status, content type, body).
     public var value: Value {
         get async throws {

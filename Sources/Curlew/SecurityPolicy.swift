@@ -6,7 +6,7 @@ import CurlewTransport
 /// Verification is on by default: the server's chain must lead to a trusted root (the system's, or
 /// those in ``trustedRootsFile``) and its certificate must name the host. On top of that,
 /// ``pinnedPublicKeys`` restrict the server's key to known ones (a mismatch fails with
-/// ``TransferError/Code/secureConnectionFailed``), and a ``clientCertificate`` answers servers
+/// `TransferError/Code/secureConnectionFailed`), and a ``clientCertificate`` answers servers
 /// that ask for one.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ public struct SecurityPolicy: Sendable, Hashable {
     public var validatesDomainName = true
     /// A PEM file of root certificates to trust instead of the system's.
     public var trustedRootsFile: String?
-    /// The public keys the server may have; empty: any (see ``PublicKeyPin``).
+    /// The public keys the server may have; empty: any (see `PublicKeyPin`).
     public var pinnedPublicKeys: [PublicKeyPin] = []
     /// The certificate and key presented when a server asks for one.
     public var clientCertificate: ClientCertificate?

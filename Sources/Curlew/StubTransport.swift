@@ -4,7 +4,7 @@ import Dispatch
 import Foundation
 import HTTPTypes
 
-/// A ``TransferRunning`` that answers from canned responses, without sockets: the stand-in for the
+/// A `TransferRunning` that answers from canned responses, without sockets: the stand-in for the
 /// engine in unit tests of code built on Curlew.
 ///
 /// Register replies by path (and, optionally, method); every request that starts is recorded in
@@ -23,14 +23,14 @@ import HTTPTypes
 ///
 /// It keeps the seam's contract: events are delivered on a serial queue of its own, never from
 /// inside a control call; each started transfer completes exactly once; `cancel()` at any moment
-/// before the reply completes it with a ``TransferError/Code/cancelled`` error at once (a delay
+/// before the reply completes it with a `TransferError/Code/cancelled` error at once (a delay
 /// is a good way to test cancellation). `pause()` and `resume()` do nothing. A body for a request
 /// whose destination is a file is written to that file.
 public final class StubTransport: TransferRunning, Sendable {
     /// A canned response.
     public struct Response: Sendable, Hashable {
         /// The status code, 100 to 999 (anything else fails the transfer with
-        /// ``TransferError/Code/badServerResponse``).
+        /// `TransferError/Code/badServerResponse`).
         public var status: Int
         /// The header fields.
         public var headerFields: HTTPFields
@@ -136,6 +136,14 @@ public final class StubTransport: TransferRunning, Sendable {
 
     // MARK: TransferRunning
 
+    /// Makes a transfer that answers `request` from the stub's replies once started: the reply
+    /// registered last for the request's path and method (or for its path and any method), else the
+    /// fallback.
+    ///
+    /// - Parameters:
+    ///   - request: What the operation sends; it is recorded when the transfer starts.
+    ///   - observer: Hears progress and exactly one completion, never from inside a control call.
+    /// - Returns: The transfer, not started.
     public func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl {
         StubTransfer(request: request, observer: observer, transport: self)
     }

@@ -19,14 +19,14 @@ extension TransferRequest {
     /// ```
     ///
     /// `timeoutInterval` means what it means to URLSession: the longest wait for the connection or
-    /// for the next bytes, so it becomes both ``TransferOptions/connectTimeout`` and
-    /// ``TransferOptions/idleTimeout``. Cache policy, cookie and cellular settings have no
+    /// for the next bytes, so it becomes both `TransferOptions/connectTimeout` and
+    /// `TransferOptions/idleTimeout`. Cache policy, cookie and cellular settings have no
     /// counterpart and are ignored.
     ///
     /// - Parameter urlRequest: The request.
-    /// - Throws: ``TransferError`` with ``TransferError/Code/badURL`` when it has no absolute
-    ///   `http`/`https` URL with a host, ``TransferError/Code/unsupportedURL`` for another scheme,
-    ///   and ``TransferError/Code/invalidRequest`` for a body stream (it cannot be rewound for a
+    /// - Throws: `TransferError` with `TransferError/Code/badURL` when it has no absolute
+    ///   `http`/`https` URL with a host, `TransferError/Code/unsupportedURL` for another scheme,
+    ///   and `TransferError/Code/invalidRequest` for a body stream (it cannot be rewound for a
     ///   redirect or a retried connection: read it into `httpBody` or a file) or a header field
     ///   swift-http-types cannot hold.
     public init(_ urlRequest: URLRequest) throws(TransferError) {

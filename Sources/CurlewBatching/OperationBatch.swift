@@ -32,7 +32,7 @@ import Foundation
 /// started, delivers the batch completion when the group is empty.
 ///
 /// What the batch guarantees:
-/// - **A member's own completion first.** For a ``RequestOperation``, its success or failure
+/// - **A member's own completion first.** For a `RequestOperation`, its success or failure
 ///   handler (on its `completionQueue`) and its `completionBlock` have both returned before the
 ///   batch counts it. For any other `Operation` (`BlockOperation`, your subclasses), its
 ///   `completionBlock` has returned.
@@ -44,7 +44,7 @@ import Foundation
 ///   ``completionOperation`` has been started (by a queue or by hand), which then finishes after
 ///   the completion returned, so operations that depend on it start after that.
 /// - The batch's queue is one you choose, or a queue of the library's: never the main queue unless
-///   you choose it (or made it the default with ``RequestOperation/defaultCallbackQueues``).
+///   you choose it (or made it the default with `RequestOperation/defaultCallbackQueues`).
 ///
 /// Members may run on different engines and backends, on different queues, and may depend on each
 /// other. An operation listed twice is a member once. ``cancel()`` cancels every member not counted
@@ -72,7 +72,7 @@ import Foundation
 /// Every stored property is immutable and `Sendable`; the mutable state lives in the core, under its
 /// lock.
 public final class OperationBatch: Sendable {
-    /// A member's outcome: for a ``RequestOperation``, its `responseObject` or its `error`; for any
+    /// A member's outcome: for a `RequestOperation`, its `responseObject` or its `error`; for any
     /// other operation, `nil`, or `CancellationError` if it was cancelled.
     public typealias MemberResult = Result<(any Sendable)?, any Error>
 
@@ -94,11 +94,11 @@ public final class OperationBatch: Sendable {
     /// Makes a batch of `operations`; nothing runs until they are started.
     ///
     /// - Parameters:
-    ///   - operations: The members: ``RequestOperation``s (on any engine) and any other
+    ///   - operations: The members: `RequestOperation`s (on any engine) and any other
     ///     `Operation`s, not started yet. An empty array makes an empty batch.
     ///   - queue: Where `progress` and `completion` run (one after the other: the batch uses a
     ///     serial queue targeting this one). `nil`: the completion queue of
-    ///     ``RequestOperation/defaultCallbackQueues``, the library's own unless changed.
+    ///     `RequestOperation/defaultCallbackQueues`, the library's own unless changed.
     ///   - progress: Called as members finish with the number finished so far and the total.
     ///   - completion: Called once after every member's own completion, with ``members``.
     public init(
@@ -137,7 +137,7 @@ public final class OperationBatch: Sendable {
 
     /// Cancels every member that has not finished yet; members that finished are left alone.
     ///
-    /// Each cancelled member still finishes exactly once (a ``RequestOperation`` with its
+    /// Each cancelled member still finishes exactly once (a `RequestOperation` with its
     /// cancellation error), is counted, and the batch completes as usual. Cancelling twice, or after
     /// the batch completed, does nothing more.
     public func cancel() {

@@ -25,7 +25,7 @@ extension RequestOperation {
     ///   - operations: The members: request operations on any engine, and any other `Operation`s,
     ///     not started yet.
     ///   - queue: Where `progress` and `completion` run, one at a time. `nil`: the completion queue
-    ///     of ``RequestOperation/defaultCallbackQueues`` (the library's own, not the main queue,
+    ///     of `RequestOperation/defaultCallbackQueues` (the library's own, not the main queue,
     ///     unless changed).
     ///   - progress: Called with the number of members finished so far and the total: each value
     ///     from 1 to the total once, in rising order.

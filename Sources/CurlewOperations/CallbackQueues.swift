@@ -77,6 +77,9 @@ enum SharedQueues {
     static let callbacks = DispatchQueue(label: "curlew.operation.callbacks", attributes: .concurrent)
     /// The default notification queue (serial, so one operation's notifications stay in order).
     static let notifications = DispatchQueue(label: "curlew.operation.notifications")
+    /// Where the backoff waits between retries run out (`asyncAfter`): a serial queue that only
+    /// hands each due retry back to its operation, so no wait blocks a thread or the network context.
+    static let retries = DispatchQueue(label: "curlew.operation.retries")
     /// What ``RequestOperation/defaultCallbackQueues`` currently holds.
     static let defaults = Locked(CallbackQueues.library)
 

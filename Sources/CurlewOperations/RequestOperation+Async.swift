@@ -7,7 +7,7 @@ extension RequestOperation {
     ///
     /// This starts nothing: start the operation yourself or put it on a queue, before or after
     /// calling this. If the awaiting task is cancelled first, the operation is cancelled and this
-    /// throws the cancellation error (a ``TransferError`` with code ``TransferError/Code/cancelled``)
+    /// throws the cancellation error (a `TransferError` with code `TransferError/Code/cancelled`)
     /// at once, even if the operation was never started. Any number of tasks may wait; an operation
     /// that already finished answers immediately.
     ///
@@ -18,7 +18,7 @@ extension RequestOperation {
     /// ```
     ///
     /// - Returns: What the ``responseSerializer`` made of the response.
-    /// - Throws: The transfer's ``TransferError``, or the serializer's error.
+    /// - Throws: The transfer's `TransferError`, or the serializer's error.
     public func responseObject() async throws -> (any Sendable)? {
         let ticket = self.storage.withLock { state -> UInt64 in
             state.nextWaiterTicket += 1

@@ -46,8 +46,46 @@ extension RequestOperation {
         self.apply { $0.transferCompleted(outcome) }
     }
 
-    /// On the processing queue: serialize a successful response, then finish.
+    /// On the processing queue: decide whether to retry the attempt (the interceptor first, on the
+    /// cooperative pool, then the retry policy); if not, serialize the response and finish.
     func processResult(_ outcome: Result<TransferResponse, TransferError>) {
+        let (policy, interceptor, attempt, request, isCancelled) = self.storage.withLock {
+            ($0.retryPolicy, $0.interceptor, $0.attemptCount, $0.attemptRequest, $0.machine.isCancelled)
+        }
+        guard !isCancelled, interceptor != nil || attempt < policy.maximumAttempts else {
+            self.serializeResult(outcome)
+            return
+        }
+        let method = request.head.method
+        guard let interceptor else {
+            self.conclude(outcome, policy.decide(after: outcome.map(\.head), method: method, attempt: attempt))
+            return
+        }
+        let task = Task {
+            let asked = await interceptor.retry(request, after: outcome, attempt: attempt)
+            let decision = asked == .doNotRetry
+                ? policy.decide(after: outcome.map(\.head), method: method, attempt: attempt) : asked
+            self.processingQueue.async { self.conclude(outcome, decision) }
+        }
+        self.storage.withLock { $0.pendingTask = task }
+    }
+
+    /// On the processing queue: wait and retry, or serialize the attempt's result.
+    private func conclude(_ outcome: Result<TransferResponse, TransferError>, _ decision: RetryDecision) {
+        if case .retry(let wait) = decision {
+            var waits = false
+            self.apply { machine in
+                let transition = machine.retryScheduled(after: wait)
+                if case .waitForRetry = transition.action { waits = true }
+                return transition
+            }
+            if waits { return }
+        }
+        self.serializeResult(outcome)
+    }
+
+    /// On the processing queue: serialize a successful response, then finish.
+    private func serializeResult(_ outcome: Result<TransferResponse, TransferError>) {
         let (serializer, isCancelled) = self.storage.withLock { ($0.responseSerializer, $0.machine.isCancelled) }
         let result: Result<(any Sendable)?, any Error>
         switch outcome {
@@ -80,6 +118,12 @@ extension RequestOperation {
         var processing: Result<TransferResponse, TransferError>?
         var delivery: Delivery?
         var progressQueue: DispatchQueue?
+        /// The attempt whose request the interceptor adapts now.
+        var preparation: (interceptor: any RequestInterceptor, attempt: Int)?
+        /// The backoff wait to schedule, and whether the next attempt is prepared first.
+        var wait: (delay: Duration, preparing: Bool)?
+        /// The interceptor's task a cancel abandoned.
+        var abandoned: Task<Void, Never>?
     }
 
     /// A command for the operation's transfer, queued under the lock in transition order and
@@ -118,13 +162,30 @@ extension RequestOperation {
             let transition = event(&state.machine)
             var followUp = FollowUp(transition: transition)
             switch transition.action {
-            case .none, .markCancelled:
+            case .none:
                 break
+            case .markCancelled:
+                // Completing: a retry decision may be under way; its task is told (after unlocking).
+                followUp.abandoned = state.pendingTask
             case .startTransfer:
-                let transfer = self.transport.makeTransfer(self.request, observer: TransferEvents(operation: self))
+                let transfer = self.transport.makeTransfer(state.attemptRequest, observer: TransferEvents(operation: self))
                 state.transfer = transfer
-                self.enqueue(Self.didStartNotification, on: state.notificationQueue)
+                state.attemptCount += 1
+                if state.attemptCount == 1 { self.enqueue(Self.didStartNotification, on: state.notificationQueue) }
                 followUp.issuesTransferCommands = state.queue(.start(transfer))
+            case .prepareAttempt:
+                if state.attemptCount == 0 { self.enqueue(Self.didStartNotification, on: state.notificationQueue) }
+                if let interceptor = state.interceptor { followUp.preparation = (interceptor, state.attemptCount + 1) }
+            case .waitForRetry(let delay):
+                state.transfer = nil
+                state.response = nil
+                state.pendingTask = nil
+                followUp.wait = (delay, state.interceptor != nil)
+            case .cancelPendingAttempt:
+                followUp.abandoned = state.pendingTask
+                state.pendingTask = nil
+                followUp.delivery = state.finish(with: .failure(TransferError.cancelled(url: state.attemptRequest.url)))
+                followUp.progressQueue = state.progressAfterFinish()
             case .cancelTransfer:
                 if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.cancel(transfer)) }
             case .pauseTransfer:
@@ -132,8 +193,12 @@ extension RequestOperation {
                 self.enqueue(Self.didPauseNotification, on: state.notificationQueue)
             case .resumeTransfer:
                 if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.resume(transfer)) }
-            case .processResult(let outcome):
-                if case .success(let response) = outcome { state.response = response }
+            case .processResult(var outcome):
+                if case .success(var response) = outcome {
+                    response.metrics.retryCount = max(state.attemptCount - 1, 0)
+                    state.response = response
+                    outcome = .success(response)
+                }
                 state.enterCompletionGroup()
                 followUp.processing = outcome
             case .finish(let finish):
@@ -154,10 +219,20 @@ extension RequestOperation {
 
         if followUp.issuesTransferCommands { self.issueTransferCommands() }
         switch followUp.transition.action {
-        case .markCancelled, .cancelTransfer:
+        case .markCancelled, .cancelTransfer, .cancelPendingAttempt:
             super.cancel()
-        case .none, .startTransfer, .pauseTransfer, .resumeTransfer, .processResult, .finish:
+        case .none, .startTransfer, .pauseTransfer, .resumeTransfer, .processResult, .finish, .prepareAttempt, .waitForRetry:
             break
+        }
+        followUp.abandoned?.cancel()
+        if let (delay, preparing) = followUp.wait {
+            // Weakly: a cancelled operation finishes without waiting for this, and need not live on.
+            SharedQueues.retries.asyncAfter(deadline: .now() + Self.timeInterval(delay)) { [weak self] in
+                self?.apply { $0.retryDue(preparing: preparing) }
+            }
+        }
+        if let (interceptor, attempt) = followUp.preparation {
+            self.prepare(attempt, with: interceptor)
         }
         for key in followUp.transition.posts {
             self.didChangeValue(forKey: key.rawValue)
@@ -171,6 +246,32 @@ extension RequestOperation {
         if let delivery = followUp.delivery {
             self.deliver(delivery)
         }
+    }
+
+    /// Adapts the request for `attempt` on the cooperative pool, then starts the attempt (or fails the
+    /// operation with the interceptor's error).
+    private func prepare(_ attempt: Int, with interceptor: any RequestInterceptor) {
+        let request = self.request
+        let task = Task {
+            do {
+                let adapted = try await interceptor.adapt(request, attempt: attempt)
+                self.storage.withLock { $0.attemptRequest = adapted }
+                self.apply { $0.attemptPrepared() }
+            } catch {
+                self.apply { $0.preparationFailed(.failure(error)) }
+            }
+        }
+        self.storage.withLock { state in
+            // A cancel may have come first and cleared the slot: then this task has nothing to keep.
+            if state.machine.state == .preparing { state.pendingTask = task } else { task.cancel() }
+        }
+    }
+
+    private static func timeInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .never }
+        return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
     }
 
     /// Issues the queued transfer commands in order until the outbox is empty. Only the thread that

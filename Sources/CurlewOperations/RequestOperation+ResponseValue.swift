@@ -13,14 +13,14 @@ extension RequestOperation {
     /// let user = try await operation.responseValue(as: User.self)
     /// ```
     ///
-    /// `type` is the ``responseSerializer``'s `Output` (``JSONValue`` for a
+    /// `type` is the ``responseSerializer``'s `Output` (`JSONValue` for a
     /// `JSONResponseSerializer`, `Data?` for the default `DataResponseSerializer`). Like
     /// ``responseObject()`` this starts nothing and cancels the operation if the awaiting task is
     /// cancelled.
     ///
     /// - Parameter type: The type of value expected.
     /// - Returns: The serialized response.
-    /// - Throws: The transfer's ``TransferError``, the serializer's error (Curlew's serializers
+    /// - Throws: The transfer's `TransferError`, the serializer's error (Curlew's serializers
     ///   throw `ResponseSerializationError`), or ``ResponseValueTypeMismatch`` when the value is of
     ///   another type.
     public func responseValue<Output: Sendable>(as type: Output.Type = Output.self) async throws -> Output {
@@ -37,6 +37,7 @@ public struct ResponseValueTypeMismatch: Error, Sendable, Hashable, CustomString
     /// The type of the operation's response object (`"nil"` when it has none).
     public var actual: String
 
+    /// Names both types and where to look: the operation's `responseSerializer`.
     public var description: String {
         "The response value is a \(self.actual), not a \(self.expected): check the operation's responseSerializer."
     }

@@ -4,12 +4,20 @@ extension RequestOperation {
     /// ```
     ///            start                  transfer completed           result processed
     ///   ready ─────────▶ executing ──────────────────────▶ completing ─────────────────▶ finished
-    ///     │               │     ▲                              ▲
-    ///     │         pause │     │ resume                       │ transfer completed
-    ///     │               ▼     │                              │
-    ///     │               paused ──────────────────────────────┘
+    ///     │  │            ▲ │     ▲                         ▲    │ retry scheduled         ▲
+    ///     │  │ start      │ │pause│ resume                  │    ▼                         │
+    ///     │  │ (adapting) │ ▼     │       transfer completed│   waiting ── cancel ─────────┤
+    ///     │  └─▶ preparing┘ paused ─────────────────────────┘    │ retry due               │
+    ///     │       ▲  │ attempt prepared                          ▼                         │
+    ///     │       │  └────────────────── cancel, preparation failed ───────────────────────┤
+    ///     │       └──────────────────────────────────── preparing (or executing) ◀─────────┘
     ///     └── start when cancelled ─────────────────────────────────────────────────────▶ finished
     /// ```
+    ///
+    /// An operation with an interceptor *prepares* each attempt (its request is adapted,
+    /// asynchronously) before the transfer starts; an operation that retries *waits* out the backoff
+    /// between one attempt's completion and the next attempt. Neither has a transfer, so a cancel
+    /// there finishes the operation at once.
     ///
     /// `isCancelled` is a flag beside the state, as in Foundation: cancelling a ready operation only
     /// sets it (the operation finishes when it is started); cancelling an executing or paused one
@@ -39,8 +47,13 @@ extension RequestOperation {
             case executing
             /// Its transfer is paused: connection released, body so far kept.
             case paused
-            /// Its transfer completed; the result is being processed off the network context.
+            /// Its transfer completed; the result is being processed off the network context (a retry
+            /// decided, or the response serialized).
             case completing
+            /// The request of the next attempt is being adapted (by an interceptor); no transfer yet.
+            case preparing
+            /// Waiting out the backoff before the next attempt; no transfer.
+            case waiting
             /// Finished, with a result. Terminal.
             case finished
         }
@@ -61,6 +74,14 @@ extension RequestOperation {
             case markCancelled
             /// Create the transfer and start it; a did-start notification follows.
             case startTransfer
+            /// Adapt the request for the next attempt (asynchronously); ``attemptPrepared()`` or
+            /// ``preparationFailed(_:)`` follows.
+            case prepareAttempt
+            /// Wait this long, then tell the machine ``retryDue(preparing:)``.
+            case waitForRetry(Duration)
+            /// Cancelled while no transfer runs (adapting the request, or waiting to retry): tell
+            /// Foundation, abandon the pending step, and finish with the cancellation error.
+            case cancelPendingAttempt
             /// Cancel the transfer (running or paused): it completes with a cancellation error.
             /// Foundation is told too.
             case cancelTransfer
@@ -126,20 +147,21 @@ extension RequestOperation {
 
         // MARK: Events
 
-        /// `start()` was called; `isReady` is Foundation's readiness (dependencies finished).
+        /// `start()` was called; `isReady` is Foundation's readiness (dependencies finished), and
+        /// `preparing` whether each attempt's request is adapted first.
         ///
         /// A cancelled operation finishes at once with the cancellation error, ready or not; a
-        /// ready one starts executing; anything else (not ready, already started, paused,
-        /// finished) is ignored.
-        package mutating func start(isReady: Bool) -> Transition {
+        /// ready one starts executing (or preparing its first attempt); anything else (not ready,
+        /// already started, paused, finished) is ignored.
+        package mutating func start(isReady: Bool, preparing: Bool = false) -> Transition {
             switch self.state {
             case .ready:
                 if self.isCancelled {
                     return self.move(to: .finished, .finish(.withCancellation(nil)))
                 }
                 guard isReady else { return .none }
-                return self.move(to: .executing, .startTransfer)
-            case .executing, .paused, .completing, .finished:
+                return preparing ? self.move(to: .preparing, .prepareAttempt) : self.move(to: .executing, .startTransfer)
+            case .executing, .paused, .completing, .preparing, .waiting, .finished:
                 return .none
             }
         }
@@ -154,6 +176,9 @@ extension RequestOperation {
             case .executing, .paused:
                 self.isCancelled = true
                 return Transition(.cancelTransfer)
+            case .preparing, .waiting:
+                self.isCancelled = true
+                return self.move(to: .finished, .cancelPendingAttempt)
             case .finished:
                 return .none
             }
@@ -164,7 +189,7 @@ extension RequestOperation {
             switch self.state {
             case .executing where !self.isCancelled:
                 return self.move(to: .paused, .pauseTransfer)
-            case .ready, .executing, .paused, .completing, .finished:
+            case .ready, .executing, .paused, .completing, .preparing, .waiting, .finished:
                 return .none
             }
         }
@@ -174,7 +199,7 @@ extension RequestOperation {
             switch self.state {
             case .paused where !self.isCancelled:
                 return self.move(to: .executing, .resumeTransfer)
-            case .ready, .executing, .paused, .completing, .finished:
+            case .ready, .executing, .paused, .completing, .preparing, .waiting, .finished:
                 return .none
             }
         }
@@ -187,7 +212,7 @@ extension RequestOperation {
             switch self.state {
             case .executing, .paused:
                 return self.move(to: .completing, .processResult(outcome))
-            case .ready, .completing, .finished:
+            case .ready, .completing, .preparing, .waiting, .finished:
                 fatalError("Internal inconsistency: a transfer completed while its operation was \(self.state).")
             }
         }
@@ -197,8 +222,52 @@ extension RequestOperation {
             switch self.state {
             case .completing:
                 return self.move(to: .finished, .finish(self.isCancelled ? .withCancellation(result) : .withResult(result)))
-            case .ready, .executing, .paused, .finished:
+            case .ready, .executing, .paused, .preparing, .waiting, .finished:
                 fatalError("Internal inconsistency: a result was processed while the operation was \(self.state).")
+            }
+        }
+
+        /// The completed attempt is to be retried after `wait` (decided on the processing queue).
+        /// Only a completing operation that is not cancelled waits; otherwise nothing happens, and the
+        /// caller processes the attempt's result as usual (a cancel before the finish wins).
+        package mutating func retryScheduled(after wait: Duration) -> Transition {
+            switch self.state {
+            case .completing where !self.isCancelled:
+                return self.move(to: .waiting, .waitForRetry(wait))
+            case .ready, .executing, .paused, .completing, .preparing, .waiting, .finished:
+                return .none
+            }
+        }
+
+        /// The backoff is over: the next attempt starts (after its request is adapted when
+        /// `preparing`). Ignored unless waiting (a cancel may have finished the operation first).
+        package mutating func retryDue(preparing: Bool) -> Transition {
+            switch self.state {
+            case .waiting:
+                return preparing ? self.move(to: .preparing, .prepareAttempt) : self.move(to: .executing, .startTransfer)
+            case .ready, .executing, .paused, .completing, .preparing, .finished:
+                return .none
+            }
+        }
+
+        /// The next attempt's request is ready: its transfer starts. Ignored unless preparing.
+        package mutating func attemptPrepared() -> Transition {
+            switch self.state {
+            case .preparing:
+                return self.move(to: .executing, .startTransfer)
+            case .ready, .executing, .paused, .completing, .waiting, .finished:
+                return .none
+            }
+        }
+
+        /// Adapting the request failed: the operation finishes with `result` (the failure). Ignored
+        /// unless preparing.
+        package mutating func preparationFailed(_ result: Processed) -> Transition {
+            switch self.state {
+            case .preparing:
+                return self.move(to: .finished, .finish(.withResult(result)))
+            case .ready, .executing, .paused, .completing, .waiting, .finished:
+                return .none
             }
         }
 
@@ -206,7 +275,7 @@ extension RequestOperation {
 
         private static func isExecuting(_ state: State) -> Bool {
             switch state {
-            case .executing, .completing: return true
+            case .executing, .completing, .preparing, .waiting: return true
             case .ready, .paused, .finished: return false
             }
         }

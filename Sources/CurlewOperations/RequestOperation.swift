@@ -26,8 +26,8 @@ import Foundation
 ///
 /// Control follows AFURLConnectionOperation: ``cancel()`` works at any moment and from any thread
 /// (an operation that has not started finishes, when started, with a cancellation error; an
-/// executing or paused one cancels its transfer and fails with a ``TransferError`` whose code is
-/// ``TransferError/Code/cancelled`` and whose `failingURL` is the URL being fetched); ``pause()`` stops an
+/// executing or paused one cancels its transfer and fails with a `TransferError` whose code is
+/// `TransferError/Code/cancelled` and whose `failingURL` is the URL being fetched); ``pause()`` stops an
 /// executing operation's transfer and keeps the body so far; ``resume()`` continues it with a
 /// `Range` request when the server allows it, and restarts it cleanly otherwise. Whatever happens,
 /// an operation finishes exactly once, and its handler runs exactly once.
@@ -40,7 +40,8 @@ import Foundation
 /// queue bookkeeping runs. `request`, `transport` and `processingQueue` are immutable.
 public final class RequestOperation: Operation, @unchecked Sendable {
     /// The request this operation sends. Its `destination` says whether the body is collected in
-    /// memory (``TransferResponse/body``) or streamed to a file (``TransferResponse/fileURL``).
+    /// memory (`TransferResponse/body`) or streamed to a file (`TransferResponse/fileURL`).
+    /// With an ``interceptor``, each attempt sends what it made of this request.
     public let request: TransferRequest
 
     /// What runs the transfer: a `TransferEngine` (one multi handle on one scheduler), or a stand-in
@@ -61,7 +62,7 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - request: What to send, where the body goes, and the transfer options.
-    ///   - engine: Runs the transfer. An engine is one multi handle on one ``TransferScheduler``
+    ///   - engine: Runs the transfer. An engine is one multi handle on one `TransferScheduler`
     ///     (`DispatchScheduler` or `RunLoopScheduler`); operations on one engine share its
     ///     connections.
     public convenience init(request: TransferRequest, engine: TransferEngine) {
@@ -79,7 +80,7 @@ public final class RequestOperation: Operation, @unchecked Sendable {
         self.request = request
         self.transport = transport
         self.processingQueue = SharedQueues.nextProcessingQueue()
-        self.storage = Locked(Storage(defaults: SharedQueues.defaults.value))
+        self.storage = Locked(Storage(defaults: SharedQueues.defaults.value, request: request))
         super.init()
     }
 
@@ -114,7 +115,8 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// calls this for you.
     public override func start() {
         let isReady = self.isReady
-        self.apply { $0.start(isReady: isReady) }
+        let preparing = self.interceptor != nil
+        self.apply { $0.start(isReady: isReady, preparing: preparing) }
     }
 
     /// Cancels the operation, from any thread, at any moment; only the first call does anything,
@@ -123,7 +125,7 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// Not started yet: the operation is marked cancelled and finishes, with the cancellation
     /// error, as soon as it is started (a queue starts it promptly, dependencies or not). Executing
     /// or paused: its transfer is cancelled on the network context, and the operation fails with a
-    /// ``TransferError`` with code ``TransferError/Code/cancelled`` carrying the failing URL. A
+    /// `TransferError` with code `TransferError/Code/cancelled` carrying the failing URL. A
     /// cancel that arrives while the finished transfer's response is being serialized still makes
     /// the operation fail with the cancellation error: a cancel before finish always wins.
     public override func cancel() {
@@ -147,7 +149,7 @@ public final class RequestOperation: Operation, @unchecked Sendable {
         self.storage.withLock { $0.response?.body }
     }
 
-    /// Why the operation failed: the transfer's ``TransferError`` (cancellation included), or the
+    /// Why the operation failed: the transfer's `TransferError` (cancellation included), or the
     /// error the ``responseSerializer`` threw. `nil` until the operation finishes, and after success.
     public var error: (any Error)? {
         self.storage.withLock { state in
@@ -168,8 +170,40 @@ public final class RequestOperation: Operation, @unchecked Sendable {
 
     // MARK: Configuration
 
+    /// When to send the request again after a failed attempt (see `RetryPolicy`): `RetryPolicy/none`
+    /// by default. Each attempt is a new transfer (a streamed body is opened again from its start);
+    /// between attempts the operation waits out the backoff, still executing, and a cancel during
+    /// the wait finishes it at once. Set it before starting.
+    ///
+    /// ```swift
+    /// operation.retryPolicy = .default    // 3 attempts, idempotent methods, 408/429/502/503/504, timeouts, resets
+    /// ```
+    public var retryPolicy: RetryPolicy {
+        get { self.storage.withLock { $0.retryPolicy } }
+        set { self.storage.withLock { $0.retryPolicy = newValue } }
+    }
+
+    /// Adapts the request before each attempt and may ask for a retry after one (see
+    /// ``RequestInterceptor``); consulted before ``retryPolicy``. `nil` by default. Set it before starting.
+    public var interceptor: (any RequestInterceptor)? {
+        get { self.storage.withLock { $0.interceptor } }
+        set { self.storage.withLock { $0.interceptor = newValue } }
+    }
+
+    /// How many attempts have started so far: 1 for an operation that never retried, 0 before the
+    /// first. The response's `TransferMetrics/retryCount` is this less one.
+    public var attemptCount: Int {
+        self.storage.withLock { $0.attemptCount }
+    }
+
+    /// Whether the operation is waiting out the backoff before its next attempt: executing, with no
+    /// transfer. For tests that act in that window.
+    package var isWaitingForRetry: Bool {
+        self.storage.withLock { $0.machine.state == .waiting }
+    }
+
     /// Turns the response into ``responseObject``; runs on ``processingQueue``.
-    /// The default, ``DataResponseSerializer``, passes the body through (a 404 succeeds with its
+    /// The default, `DataResponseSerializer`, passes the body through (a 404 succeeds with its
     /// bytes); `HTTPResponseSerializer`, `JSONResponseSerializer`, `DecodableResponseSerializer` and
     /// the others validate the status first. Set it before starting.
     public var responseSerializer: any ResponseSerializer {
@@ -313,7 +347,18 @@ extension RequestOperation {
         /// Progress coalescing (see `RequestOperation+Progress.swift`).
         var progress = ProgressRelay()
 
-        init(defaults: CallbackQueues) {
+        var retryPolicy = RetryPolicy.none
+        var interceptor: (any RequestInterceptor)?
+        /// Attempts started so far.
+        var attemptCount = 0
+        /// The request of the current attempt (the interceptor's adaptation of the operation's).
+        var attemptRequest: TransferRequest
+        /// The interceptor's task under way (adapting, or deciding about a retry), which a cancel stops.
+        /// (A backoff wait needs no stopping: when it ends, a cancelled operation ignores it.)
+        var pendingTask: Task<Void, Never>?
+
+        init(defaults: CallbackQueues, request: TransferRequest) {
+            self.attemptRequest = request
             self.notificationQueue = defaults.notification
             self.progressQueue = defaults.progress
             self.defaultCompletionQueue = defaults.completion

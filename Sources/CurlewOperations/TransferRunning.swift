@@ -23,7 +23,7 @@ import CurlewTransport
 ///   Deliver events asynchronously instead (the engine delivers them on its network context).
 /// - The observer hears ``TransferObserver/transferDidComplete(with:)`` **exactly once** per
 ///   started transfer, whatever happens — success, failure, `cancel()` at any moment (with a
-///   ``TransferError`` whose code is ``TransferError/Code/cancelled``), shutdown — and nothing
+///   `TransferError` whose code is `TransferError/Code/cancelled`), shutdown — and nothing
 ///   after it. Its calls for one transfer never overlap.
 /// - `pause()` and `resume()` may do nothing (a transport that cannot pause just keeps going); a
 ///   paused transfer still completes when cancelled.

@@ -9,7 +9,7 @@ import Foundation
 /// file part records the file's size, and the transfer reads it as curl asks for bytes, so a 1 GiB
 /// file uploads with flat memory. The total length is known before sending (curl announces it as
 /// `Content-Length`); if a file's size changes before the transfer reads it, the transfer fails
-/// with ``TransferError/Code/requestBodyFileChanged`` rather than send a short body.
+/// with `TransferError/Code/requestBodyFileChanged` rather than send a short body.
 ///
 /// ```swift
 /// var form = MultipartFormData()
@@ -137,7 +137,7 @@ public struct MultipartFormData: Sendable, Hashable {
 
     /// Appends one plain field per literal parameter: `["title": "Holiday", "tags": ["a", "b"]]`.
     ///
-    /// - Throws: As ``append(parameters:encoder:)-(some Encodable,_)``.
+    /// - Throws: As ``append(parameters:encoder:)-(Encodable,_)``.
     public mutating func append(parameters: Parameters, encoder: URLEncodedFormEncoder = URLEncodedFormEncoder()) throws(RequestSerializationError) {
         for pair in try encoder.pairs(parameters) {
             try self.append(Data((pair.value ?? "").utf8), name: pair.name)

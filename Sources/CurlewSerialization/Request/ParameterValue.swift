@@ -44,36 +44,42 @@ public enum ParameterValue: Sendable, Hashable {
 // MARK: Literals
 
 extension ParameterValue: ExpressibleByStringLiteral {
+    /// A string: `"swift"`.
     public init(stringLiteral value: String) {
         self = .string(value)
     }
 }
 
 extension ParameterValue: ExpressibleByIntegerLiteral {
+    /// An integer: `2`.
     public init(integerLiteral value: Int) {
         self = .integer(value)
     }
 }
 
 extension ParameterValue: ExpressibleByFloatLiteral {
+    /// A number with a fraction: `0.5`.
     public init(floatLiteral value: Double) {
         self = .double(value)
     }
 }
 
 extension ParameterValue: ExpressibleByBooleanLiteral {
+    /// A Boolean: `true`.
     public init(booleanLiteral value: Bool) {
         self = .bool(value)
     }
 }
 
 extension ParameterValue: ExpressibleByNilLiteral {
+    /// No value: `nil`, the same as ``null``.
     public init(nilLiteral: ()) {
         self = .null
     }
 }
 
 extension ParameterValue: ExpressibleByArrayLiteral {
+    /// An array: `["a", "b"]`.
     public init(arrayLiteral elements: ParameterValue...) {
         self = .array(elements)
     }

@@ -2,9 +2,9 @@ import Foundation
 
 /// Why a request could not be serialized; nothing was sent.
 ///
-/// Request serializers throw this, not ``TransferError``: the request never reached the transfer
+/// Request serializers throw this, not `TransferError`: the request never reached the transfer
 /// engine (as AFNetworking keeps its own error domain, `com.alamofire.error.serialization.request`,
-/// for the same reason). The engine still refuses, with ``TransferError/Code/invalidRequest``,
+/// for the same reason). The engine still refuses, with `TransferError/Code/invalidRequest`,
 /// what it is handed directly.
 ///
 /// ```swift
@@ -67,6 +67,8 @@ public struct RequestSerializationError: Error, Sendable, Hashable, CustomString
         }
     }
 
+    /// The code, the coding path when there is one, and the message:
+    /// `RequestSerializationError.<code> at <path>: <message>`.
     public var description: String {
         let path = self.codingPath.isEmpty ? "" : " at \(self.codingPath.joined(separator: "."))"
         return "RequestSerializationError.\(self.code.rawValue)\(path): \(self.message)"

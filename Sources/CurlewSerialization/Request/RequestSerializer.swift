@@ -2,7 +2,7 @@ import CurlewTransport
 import Foundation
 import HTTPTypes
 
-/// Turns a method, a URL and parameters into a ``TransferRequest``: AFNetworking's
+/// Turns a method, a URL and parameters into a `TransferRequest`: AFNetworking's
 /// `AFURLRequestSerialization`.
 ///
 /// A serializer is a value you configure once (default headers, credentials, a timeout, the
@@ -33,7 +33,7 @@ public protocol RequestSerializer: Sendable {
     /// assigned here directly are made legal by swift-http-types (CR, LF and NUL become spaces).
     var defaultHeaders: HTTPFields { get set }
 
-    /// The longest a whole transfer may take (``TransferOptions/timeout``), set on every request
+    /// The longest a whole transfer may take (`TransferOptions/timeout`), set on every request
     /// that has none. `nil` (the default) leaves the transfer's own defaults: connect and idle
     /// timeouts of 60 s, no total limit.
     var timeout: Duration? { get set }
@@ -56,7 +56,7 @@ public protocol RequestSerializer: Sendable {
     ///   - method: The HTTP method; it decides where parameters go.
     ///   - url: An absolute `http` or `https` URL; a query it has is kept.
     ///   - parameters: The parameters, or `nil` for none.
-    /// - Returns: The request, ready for ``TransferEngine/execute(_:)`` or a `RequestOperation`.
+    /// - Returns: The request, ready for `TransferEngine/execute(_:)` or a `RequestOperation`.
     /// - Throws: ``RequestSerializationError`` (Curlew's serializers), or the implementation's own error.
     func request(method: HTTPRequest.Method, url: URL, parameters: (any Encodable & Sendable)?) throws -> TransferRequest
 }
@@ -73,21 +73,24 @@ extension RequestSerializer {
     ///   - url: An absolute `http` or `https` URL.
     ///   - parameters: The parameters.
     /// - Returns: The request.
-    /// - Throws: As ``request(method:url:parameters:)``.
+    /// - Throws: As the `Encodable` overload: ``RequestSerializationError`` (Curlew's serializers), or
+    ///   the implementation's own error.
     public func request(method: HTTPRequest.Method, url: URL, parameters: Parameters) throws -> TransferRequest {
         try self.request(method: method, url: url, parameters: parameters as any Encodable & Sendable)
     }
 
     /// `request` with the defaults and literal parameters applied: `["q": "swift", "page": 2]`.
     ///
-    /// - Throws: As ``serialize(_:parameters:)``.
+    /// - Throws: As the `Encodable` overload: ``RequestSerializationError`` (Curlew's serializers), or
+    ///   the implementation's own error.
     public func serialize(_ request: TransferRequest, parameters: Parameters) throws -> TransferRequest {
         try self.serialize(request, parameters: parameters as any Encodable & Sendable)
     }
 
     /// A new request without parameters, with the serializer's defaults applied.
     ///
-    /// - Throws: As ``request(method:url:parameters:)``.
+    /// - Throws: As the overload with parameters: ``RequestSerializationError`` (Curlew's serializers),
+    ///   or the implementation's own error.
     public func request(method: HTTPRequest.Method, url: URL) throws -> TransferRequest {
         try self.request(method: method, url: url, parameters: nil)
     }
@@ -170,7 +173,7 @@ extension RequestSerializer {
     /// `multipartFormRequestWithMethod:URLString:parameters:constructingBodyWithBlock:error:`.
     ///
     /// The request gets `Content-Type: multipart/form-data; boundary=…` and a body of
-    /// ``RequestBody/parts(_:)`` whose file parts are read from disk as curl sends them; curl
+    /// `RequestBody/parts(_:)` whose file parts are read from disk as curl sends them; curl
     /// announces the form's ``MultipartFormData/contentLength`` up front.
     ///
     /// ```swift

@@ -31,7 +31,7 @@ public enum StandardHeaders {
     }
 
     /// `Curlew/<version> (<os> <release>)`, e.g. `Curlew/0.1.0 (Linux 6.1.0-28-amd64)`: the
-    /// version from ``CurlewVersion/string``, the system from `uname(2)`.
+    /// version from `CurlewVersion/string`, the system from `uname(2)`.
     public static let userAgent: String = {
         var system = utsname()
         guard uname(&system) == 0 else { return "Curlew/\(CurlewVersion.string)" }

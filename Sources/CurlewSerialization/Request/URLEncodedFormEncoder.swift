@@ -68,7 +68,7 @@ public struct URLEncodedFormEncoder: Sendable, Hashable {
 
     /// The form text for literal parameters: `["q": "swift", "page": 2]`.
     ///
-    /// - Throws: As ``encode(_:)-(some Encodable)``.
+    /// - Throws: As ``encode(_:)-(Encodable)``.
     public func encode(_ parameters: Parameters) throws(RequestSerializationError) -> String {
         Self.text(of: try self.pairs(parameters))
     }
@@ -84,7 +84,7 @@ public struct URLEncodedFormEncoder: Sendable, Hashable {
     /// The pairs the form text is made of, in order and not yet percent-encoded; `value` is `nil` for
     /// a name that stands alone. Multipart forms use these as their fields.
     ///
-    /// - Throws: As ``encode(_:)``.
+    /// - Throws: As ``encode(_:)-(Encodable)``.
     public func pairs(_ parameters: some Encodable) throws(RequestSerializationError) -> [(name: String, value: String?)] {
         let tree = try ParameterValue(encoding: parameters)
         var pairs: [(name: String, value: String?)] = []

@@ -113,11 +113,17 @@ public enum JSONValue: Sendable, Hashable {
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// A string: `"curlew"`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer: `2`.
     public init(integerLiteral value: Int) { self = .integer(value) }
+    /// A number with a fraction: `0.5`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A Boolean: `true`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// JSON `null`: `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// An array: `[1, "two"]`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 
     /// An object; when a key appears twice, the last value wins.

@@ -74,6 +74,7 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
         return try decoder.decode(type, from: body)
     }
 
+    /// The reason, the status and URL, and the start of the body as text, for logs and test failures.
     public var description: String {
         var text = "ResponseSerializationError."
         switch self.reason {

@@ -70,6 +70,7 @@ public struct CharsetMismatch: Error, Sendable, Hashable, CustomStringConvertibl
     /// The encoding the body was decoded with.
     public var encoding: String.Encoding
 
+    /// Says which encoding the bytes did not fit.
     public var description: String {
         "The body is not valid \(self.encoding) text."
     }
