@@ -22,6 +22,8 @@
 /// | `.hugeHeaders(kilobytes:)` | `/huge-headers/kb` |
 /// | `.chunked(bytes:chunkSize:)` | `/chunked/n?chunk=size` |
 /// | `.stats` | `/stats` |
+/// | `.flaky(key:failures:status:retryAfter:)` | `/flaky/key?failures=n&status=s&retry-after=v` |
+/// | `.bearer(token:)` | `/bearer?token=t` |
 /// | `.setCookie(name:value:)` | `/cookies/set?name=…&value=…` |
 /// | `.basicAuth(user:password:)` | `/basic-auth/user/password` |
 /// | `.digestAuth(user:password:)` | `/digest-auth/user/password` |
@@ -107,6 +109,14 @@ public enum Route: Sendable, Hashable {
     /// ``TestServer/stats``, such as the benchmark runner using the executable. The request itself is
     /// already counted in what it returns.
     case stats
+    /// Fails the first `failures` requests for `key` — with `status` (and `Retry-After: retryAfter`
+    /// when given), or, for status 0, by resetting the connection before any byte — then answers
+    /// like ``echo`` (so a retried body can be checked). The server counts the requests per key (``TestServer/requests(forKey:)``);
+    /// use a fresh key per test. `key` is letters, digits, `-` and `_`.
+    case flaky(key: String, failures: Int, status: Int = 503, retryAfter: String? = nil)
+    /// 200 `"authorized\n"` when the request has `Authorization: Bearer <token>`, otherwise 401 with
+    /// `WWW-Authenticate: Bearer`.
+    case bearer(token: String)
     /// What ``echo`` answers, with `Set-Cookie: name=value; Path=/` (a host-only session cookie).
     /// The name must be an HTTP token and the value printable ASCII without `;`, `,`, `"`, a backslash or
     /// spaces; anything else is a 400.
@@ -170,6 +180,11 @@ public enum Route: Sendable, Hashable {
             return "/chunked/\(bytes)?chunk=\(chunkSize)"
         case .stats:
             return "/stats"
+        case .flaky(let key, let failures, let status, let retryAfter):
+            return "/flaky/\(key)?failures=\(failures)&status=\(status)"
+                + (retryAfter.map { "&retry-after=\(PercentEncoding.encode($0))" } ?? "")
+        case .bearer(let token):
+            return "/bearer?token=\(PercentEncoding.encode(token))"
         case .setCookie(let name, let value):
             return "/cookies/set?name=\(PercentEncoding.encode(name))&value=\(PercentEncoding.encode(value))"
         case .basicAuth(let user, let password):

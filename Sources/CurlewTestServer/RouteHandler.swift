@@ -111,15 +111,19 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let overHTTP2: Bool
     private let stats: StatsRecorder
+    private let journal: RequestJournal
     private var state = State.idle
+    /// The record of the request being answered, when it was tagged.
+    private var journalEntry: RequestJournal.Entry?
     private var timer: Scheduled<Void>?
     /// The head of the last non-chunked `.bytes` answer: a keep-alive benchmark asks for the same size
     /// over and over, and this spares building the headers each time.
     private var cachedBytesHead: (count: Int, version: HTTPVersion, keepAlive: Bool, head: HTTPResponseHead)?
 
-    init(overHTTP2: Bool, stats: StatsRecorder) {
+    init(overHTTP2: Bool, stats: StatsRecorder, journal: RequestJournal) {
         self.overHTTP2 = overHTTP2
         self.stats = stats
+        self.journal = journal
     }
 
     // MARK: Channel events
@@ -179,12 +183,26 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.timer?.cancel()
         self.timer = nil
         self.state = .closed
+        // Closed while a tagged response was still on its way: the client left before the end.
+        self.endJournalEntry(.abandoned)
+    }
+
+    private func endJournalEntry(_ outcome: TaggedRequest.Outcome) {
+        guard let entry = self.journalEntry else { return }
+        self.journalEntry = nil
+        self.journal.ended(entry, outcome)
     }
 
     // MARK: Routing
 
     private func serve(_ request: Request, context: ChannelHandlerContext) {
         self.stats.requestServed(overHTTP2: self.overHTTP2)
+        if let tag = request.head.headers.first(name: TestServer.tagHeaderName) {
+            let headers = request.head.headers
+            self.journalEntry = self.journal.begin(tag: tag, TaggedRequest(
+                method: request.head.method.rawValue, target: request.head.uri,
+                range: headers.first(name: "range"), ifRange: headers.first(name: "if-range")))
+        }
         let target = ServerRequestTarget(uri: request.head.uri)
         switch ResolvedRoute.resolve(target) {
         case .route(let route):
@@ -294,6 +312,22 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             encoder.outputFormatting = [.sortedKeys]
             let json = (try? encoder.encode(self.stats.snapshot)).map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: "{}")
             self.respond(.ok, contentType: "application/json", body: json, request: request, context: context)
+        case .flaky(let key, let failures, let status, let retryAfter):
+            guard self.stats.nextRequest(forKey: key) > failures else {
+                self.serveStatus(status, retryAfter: retryAfter, request: request, context: context)
+                return
+            }
+            self.serveEcho(target: target, request: request, context: context)
+        case .bearer(let token):
+            if request.head.headers.first(name: "authorization") == "Bearer \(token)" {
+                self.respond(.ok, body: ByteBuffer(string: "authorized\n"), request: request, context: context)
+            } else {
+                let body = ByteBuffer(string: "unauthorized\n")
+                let headers = HTTPHeaders([("content-type", "text/plain"), ("www-authenticate", "Bearer"),
+                                           ("content-length", String(body.readableBytes))])
+                self.respond(head: self.head(.unauthorized, headers, request: request), body: body,
+                             request: request, context: context)
+            }
         case .hugeHeaders(let kilobytes):
             var headers = HugeHeaders.make(kilobytes: kilobytes)
             headers.add(name: "content-type", value: "text/plain")
@@ -321,8 +355,19 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         )
     }
 
-    private func serveStatus(_ code: Int, request: Request, context: ChannelHandlerContext) {
+    private func serveStatus(_ code: Int, retryAfter: String? = nil, request: Request, context: ChannelHandlerContext) {
+        guard code != 0 else {
+            self.resetConnection(context: context)
+            return
+        }
         let status = HTTPResponseStatus(statusCode: code)
+        if let retryAfter {
+            let body = ByteBuffer(string: "\(code) \(status.reasonPhrase)\n")
+            let headers = HTTPHeaders([("content-type", "text/plain"), ("content-length", String(body.readableBytes)),
+                                       ("retry-after", retryAfter)])
+            self.respond(head: self.head(status, headers, request: request), body: body, request: request, context: context)
+            return
+        }
         switch code {
         case 204, 304:
             // No body and no Content-Length (RFC 9110 §8.6 forbids it on 204).
@@ -489,6 +534,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func respond(head: HTTPResponseHead, body: ByteBuffer?, request: Request, context: ChannelHandlerContext) {
+        self.noteStatus(head)
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         if let body, body.readableBytes > 0, !request.isHead {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
@@ -497,6 +543,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func startBody(head: HTTPResponseHead, stream: BodyStream, request: Request, context: ChannelHandlerContext) {
+        self.noteStatus(head)
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         if request.isHead || stream.remaining <= 0 {
             self.finish(stream.ending, context: context)
@@ -504,6 +551,10 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.state = .streaming(stream)
             self.pump(context: context)
         }
+    }
+
+    private func noteStatus(_ head: HTTPResponseHead) {
+        if let entry = self.journalEntry { self.journal.answered(entry, status: Int(head.status.code)) }
     }
 
     /// Writes body pieces while the channel is writable; pauses between pieces of a drip.
@@ -538,15 +589,18 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch ending {
         case .end(keepAlive: true):
             self.state = .idle
+            self.endJournalEntry(.answered)
             context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
         case .end(keepAlive: false):
             self.state = .closed
+            self.endJournalEntry(.answered)
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: written)
             written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         case .abort:
             // Close once what was written has left, so the client really gets half the body.
             self.state = .closed
+            self.endJournalEntry(.cutShort)
             let written = context.eventLoop.makePromise(of: Void.self)
             let nothing = context.channel.allocator.buffer(capacity: 0)
             context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(nothing))), promise: written)
@@ -559,6 +613,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// kernel sends a TCP RST and no `close_notify` precedes it.
     private func resetConnection(context: ChannelHandlerContext) {
         self.state = .closed
+        self.endJournalEntry(.cutShort)
         guard !self.overHTTP2, let provider = context.channel as? SocketOptionProvider else {
             context.close(promise: nil)
             return

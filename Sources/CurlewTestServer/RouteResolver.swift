@@ -81,6 +81,16 @@ enum ResolvedRoute: Hashable {
             return .route(.closeMidBody(bytes: bytes))
         case "stats" where segments.count == 1:
             return .route(.stats)
+        case "flaky":
+            guard segments.count == 2, let key = argument, !key.isEmpty,
+                key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }),
+                let failures = number(target, "failures", default: 1),
+                let status = number(target, "status", default: 503), status == 0 || (200...999).contains(status)
+            else { return .badRequest("usage: /flaky/<key>?failures=<n>&status=<0 or 200...999>[&retry-after=<value>]") }
+            return .route(.flaky(key: String(key), failures: failures, status: status, retryAfter: target.queryValue("retry-after")))
+        case "bearer" where segments.count == 1:
+            guard let token = target.queryValue("token") else { return .badRequest("usage: /bearer?token=<token>") }
+            return .route(.bearer(token: token))
         case "cookies" where segments.count == 2 && segments[1] == "set":
             guard let name = target.queryValue("name"), let value = target.queryValue("value"),
                   isCookieName(name), isCookieValue(value)

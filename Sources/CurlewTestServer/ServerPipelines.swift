@@ -14,6 +14,7 @@ import NIOSSL
 /// `HTTP2FramePayloadToHTTP1ServerCodec` and the handler, so each stream looks like an HTTP/1 exchange.
 struct ServerPipelines: Sendable {
     let stats: StatsRecorder
+    let journal: RequestJournal
     let sslContext: NIOSSLContext?
     let http2MaxConcurrentStreams: Int
 
@@ -52,11 +53,12 @@ struct ServerPipelines: Sendable {
     private func configureHTTP1(_ channel: Channel) throws {
         let sync = channel.pipeline.syncOperations
         try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try sync.addHandler(RouteHandler(overHTTP2: false, stats: self.stats))
+        try sync.addHandler(RouteHandler(overHTTP2: false, stats: self.stats, journal: self.journal))
     }
 
     private func configureHTTP2(_ channel: Channel) throws {
         let stats = self.stats
+        let journal = self.journal
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server,
             connectionConfiguration: self.connectionConfiguration,
@@ -66,7 +68,7 @@ struct ServerPipelines: Sendable {
             stream.eventLoop.makeCompletedFuture {
                 let sync = stream.pipeline.syncOperations
                 try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                try sync.addHandler(RouteHandler(overHTTP2: true, stats: stats))
+                try sync.addHandler(RouteHandler(overHTTP2: true, stats: stats, journal: journal))
             }
         }
     }

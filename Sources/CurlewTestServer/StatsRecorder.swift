@@ -3,6 +3,21 @@ import NIOConcurrencyHelpers
 /// The thread-safe home of a server's ``Stats``: every event-loop thread records into it, any thread reads it.
 final class StatsRecorder: Sendable {
     private let state = NIOLockedValueBox(Stats())
+    /// Requests seen per `.flaky` key.
+    private let requestsByKey = NIOLockedValueBox([String: Int]())
+
+    /// Counts a request for `key` and returns its number (from 1).
+    func nextRequest(forKey key: String) -> Int {
+        self.requestsByKey.withLockedValue { counts in
+            counts[key, default: 0] += 1
+            return counts[key, default: 0]
+        }
+    }
+
+    /// How many requests came for `key`.
+    func requests(forKey key: String) -> Int {
+        self.requestsByKey.withLockedValue { $0[key] ?? 0 }
+    }
 
     var snapshot: Stats {
         self.state.withLockedValue { $0 }

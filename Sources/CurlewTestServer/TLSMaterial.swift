@@ -11,6 +11,13 @@ extension TestServer {
     public static var caCertificatePath: String {
         TLSMaterial.path(of: "ca.pem")
     }
+
+    /// Filesystem path of the CA certificate (`fault-ca.pem`) that signed the ``TLSFault/wrongHost`` and
+    /// ``TLSFault/expired`` certificates: a client trusting it fails on those only because of the host
+    /// name or the date.
+    public static var faultCACertificatePath: String {
+        TLSMaterial.path(of: "fault-ca.pem")
+    }
 }
 
 extension TestServer {
@@ -51,10 +58,20 @@ enum TLSMaterial {
     /// The server context every TLS listener in the process shares (loaded once: tests start many servers).
     static let serverContext: Result<NIOSSLContext, any Error> = Result { try makeServerContext() }
 
+    /// The contexts of the TLS fault listeners, loaded once.
+    static let faultContexts: Result<[TLSFault: NIOSSLContext], any Error> = Result {
+        var contexts: [TLSFault: NIOSSLContext] = [:]
+        for fault in TLSFault.allCases {
+            guard let files = fault.certificateFiles else { continue }
+            contexts[fault] = try makeServerContext(certificate: files.certificate, key: files.key)
+        }
+        return contexts
+    }
+
     /// A server context with ALPN `h2` then `http/1.1`.
-    static func makeServerContext() throws -> NIOSSLContext {
-        let chain = try NIOSSLCertificate.fromPEMFile(path(of: "server.pem"))
-        let key = try NIOSSLPrivateKey(file: path(of: "server.key"), format: .pem)
+    static func makeServerContext(certificate: String = "server.pem", key keyFile: String = "server.key") throws -> NIOSSLContext {
+        let chain = try NIOSSLCertificate.fromPEMFile(path(of: certificate))
+        let key = try NIOSSLPrivateKey(file: path(of: keyFile), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) },
             privateKey: .privateKey(key)

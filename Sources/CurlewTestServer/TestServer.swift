@@ -11,7 +11,9 @@ import NIOConcurrencyHelpers
 /// plain HTTP/1.1 (``port``), TLS with ALPN `h2` and `http/1.1` (``tlsPort``, certificates signed by
 /// ``caCertificatePath``) and cleartext HTTP/2 with prior knowledge (``h2cPort``). It also provides
 /// ``refusedURL`` (connects are refused), ``blackholeURL`` (connects hang) and a raw TCP listener
-/// that answers with malformed replies (``faultURL(_:)``, see ``FaultRoute``).
+/// that answers with malformed replies (``faultURL(_:)``, see ``FaultRoute``). Requests carrying the
+/// ``tagHeaderName`` header are recorded (``requests(tagged:)``), so a test can ask what the server saw
+/// of its own requests while others share the server.
 ///
 /// ```swift
 /// let server = try TestServer.start()
@@ -46,16 +48,22 @@ public final class TestServer: Sendable {
     public let blackholeURL: URL
     /// Port of the raw fault listener (see ``FaultRoute``).
     public let faultPort: Int
+    /// Port of the listener that closes every connection at once (``FaultRoute/acceptThenClose``).
+    let closingPort: Int
+    /// Ports of the TLS fault listeners (see ``TLSFault``); empty when ``Configuration/enableTLS`` is off.
+    let tlsFaultPorts: [TLSFault: Int]
 
     private let group: MultiThreadedEventLoopGroup
     private let recorder: StatsRecorder
+    private let journal: RequestJournal
     private let refusingPort: RefusingPort
     /// Guards shutdown; held while shutting down so a concurrent caller waits for the end too.
     private let isShutDown = NIOLockedValueBox(false)
 
     private init(
         configuration: Configuration, ports: [ListenerKind: Int], group: MultiThreadedEventLoopGroup,
-        recorder: StatsRecorder, refusingPort: RefusingPort, blackholePort: Int, faultPort: Int
+        recorder: StatsRecorder, journal: RequestJournal, refusingPort: RefusingPort, blackholePort: Int,
+        faultPorts: FaultPorts
     ) {
         self.configuration = configuration
         self.port = ports[.plain] ?? 0
@@ -66,9 +74,12 @@ public final class TestServer: Sendable {
         self.h2cBaseURL = Self.loopbackURL(scheme: "http", port: self.h2cPort)
         self.refusedURL = Self.loopbackURL(scheme: "http", port: refusingPort.port, path: "/")
         self.blackholeURL = Self.loopbackURL(scheme: "http", port: blackholePort, path: "/")
-        self.faultPort = faultPort
+        self.faultPort = faultPorts.raw
+        self.closingPort = faultPorts.closing
+        self.tlsFaultPorts = faultPorts.tls
         self.group = group
         self.recorder = recorder
+        self.journal = journal
         self.refusingPort = refusingPort
     }
 
@@ -91,6 +102,7 @@ public final class TestServer: Sendable {
         let blackhole = try Blackhole.shared.get()
         let refusingPort = try RefusingPort()
         let recorder = StatsRecorder()
+        let journal = RequestJournal()
         let sslContext: NIOSSLContext?
         do {
             sslContext = configuration.enableTLS ? try TLSMaterial.serverContext.get() : nil
@@ -99,7 +111,8 @@ public final class TestServer: Sendable {
             throw error
         }
         let pipelines = ServerPipelines(
-            stats: recorder, sslContext: sslContext, http2MaxConcurrentStreams: configuration.http2MaxConcurrentStreams
+            stats: recorder, journal: journal, sslContext: sslContext,
+            http2MaxConcurrentStreams: configuration.http2MaxConcurrentStreams
         )
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
 
@@ -108,7 +121,7 @@ public final class TestServer: Sendable {
         if configuration.enableH2C { listeners.append((.h2c, configuration.h2cPort)) }
 
         var ports: [ListenerKind: Int] = [:]
-        let faultPort: Int
+        var faultPorts = FaultPorts()
         do {
             for (kind, port) in listeners {
                 let channel = try Self.listen(on: port, kind: kind, group: group, pipelines: pipelines).wait()
@@ -117,25 +130,49 @@ public final class TestServer: Sendable {
                 }
                 ports[kind] = bound
             }
-            let faultChannel = try ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FaultHandler()) }
+            faultPorts.raw = try Self.listenRaw(group: group) { FaultHandler() }
+            faultPorts.closing = try Self.listenRaw(group: group) { CloseOnAcceptHandler() }
+            if configuration.enableTLS {
+                // A statistics recorder of their own: their connections are not the server's traffic.
+                let faultStats = StatsRecorder()
+                for (fault, context) in try TLSMaterial.faultContexts.get() {
+                    let faultPipelines = ServerPipelines(stats: faultStats, journal: journal, sslContext: context,
+                                                         http2MaxConcurrentStreams: 100)
+                    let channel = try Self.listen(on: 0, kind: .tls, group: group, pipelines: faultPipelines).wait()
+                    guard let bound = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+                    faultPorts.tls[fault] = bound
                 }
-                .bind(host: "127.0.0.1", port: 0).wait()
-            guard let bound = faultChannel.localAddress?.port else {
-                throw ChannelError.unknownLocalAddress
             }
-            faultPort = bound
         } catch {
             group.shutdownGracefully { _ in }
             refusingPort.close()
             throw error
         }
         return TestServer(
-            configuration: configuration, ports: ports, group: group, recorder: recorder,
-            refusingPort: refusingPort, blackholePort: blackhole.port, faultPort: faultPort
+            configuration: configuration, ports: ports, group: group, recorder: recorder, journal: journal,
+            refusingPort: refusingPort, blackholePort: blackhole.port, faultPorts: faultPorts
         )
+    }
+
+    /// The ports of the fault listeners.
+    struct FaultPorts {
+        var raw = 0
+        var closing = 0
+        var tls: [TLSFault: Int] = [:]
+    }
+
+    /// A raw TCP listener on 127.0.0.1 whose connections each get a new `handler()`; returns its port.
+    private static func listenRaw<Handler: ChannelInboundHandler>(
+        group: MultiThreadedEventLoopGroup, handler: @escaping @Sendable () -> Handler
+    ) throws -> Int {
+        let channel = try ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        guard let bound = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+        return bound
     }
 
     /// Closes every listener and connection and stops the event-loop threads; returns when all is closed.
@@ -191,6 +228,11 @@ public final class TestServer: Sendable {
         self.recorder.snapshot
     }
 
+    /// How many requests the server received for a ``Route/flaky(key:failures:status:retryAfter:)`` key.
+    public func requests(forKey key: String) -> Int {
+        self.recorder.requests(forKey: key)
+    }
+
     /// Sets every counter back to zero, except ``Stats/openConnections`` (connections still open stay
     /// counted, and ``Stats/maxOpenConnections`` restarts from them).
     public func resetStats() {
@@ -207,6 +249,19 @@ public final class TestServer: Sendable {
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    // MARK: Tagged requests
+
+    /// The request header that makes the server keep a ``TaggedRequest`` record of a request, under the
+    /// header's value (any value; a UUID keeps a test's records its own).
+    public static let tagHeaderName = "x-curlew-test-tag"
+
+    /// What the server saw of the requests tagged `tag`, in the order they arrived (empty when none
+    /// came). A request is recorded once its head and body have been received; its ``TaggedRequest/outcome``
+    /// moves on when the response ends, or when the connection closes first.
+    public func requests(tagged tag: String) -> [TaggedRequest] {
+        self.journal.requests(tagged: tag)
     }
 
     // MARK: URLs
@@ -237,9 +292,24 @@ public final class TestServer: Sendable {
         Self.loopbackURL(scheme: tls ? "https" : "http", port: tls ? self.tlsPort : self.port, path: path)
     }
 
-    /// The URL of a malformed reply on the raw fault listener.
+    /// The URL of a malformed reply on the raw fault listener (``FaultRoute/acceptThenClose``: on the
+    /// listener that closes every connection at once).
     public func faultURL(_ route: FaultRoute) -> URL {
-        Self.loopbackURL(scheme: "http", port: self.faultPort, path: route.path)
+        let port = route == .acceptThenClose ? self.closingPort : self.faultPort
+        return Self.loopbackURL(scheme: "http", port: port, path: route.path)
+    }
+
+    /// The URL of a TLS failure (see ``TLSFault``), serving `/bytes/10` should the client get through.
+    /// Needs ``Configuration/enableTLS``.
+    public func url(_ fault: TLSFault) -> URL {
+        switch fault {
+        case .httpsToPlainPort:
+            return Self.loopbackURL(scheme: "https", port: self.port, path: Route.bytes(10).path)
+        case .httpToTLSPort:
+            return Self.loopbackURL(scheme: "http", port: self.tlsPort, path: Route.bytes(10).path)
+        case .selfSigned, .wrongHost, .expired:
+            return Self.loopbackURL(scheme: "https", port: self.tlsFaultPorts[fault] ?? 0, path: Route.bytes(10).path)
+        }
     }
 
     /// The URL of a raw path (with query) on the h2c listener.

@@ -1,6 +1,7 @@
 import CurlewDispatch
 import CurlewRunLoop
 import CurlewTransport
+import Foundation
 import Testing
 
 /// Every scheduler configuration a backend-agnostic test runs on.
@@ -37,4 +38,14 @@ public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStri
 
     /// The raw value, so parameterized test names say which backend ran.
     public var testDescription: String { self.rawValue }
+
+    /// Every configuration, or only those named in the environment variable `CURLEW_BACKENDS`
+    /// (comma-separated raw values, e.g. `CURLEW_BACKENDS=dispatch`): `Scripts/leaks.sh` runs the
+    /// conformance suite on one backend this way. Unset or naming none: all of them.
+    public static var allCases: [BackendConfiguration] {
+        let every: [BackendConfiguration] = [.dispatch, .runLoopCFSocket, .runLoopEpoll]
+        guard let names = ProcessInfo.processInfo.environment["CURLEW_BACKENDS"] else { return every }
+        let chosen = names.split(separator: ",").compactMap { BackendConfiguration(rawValue: String($0)) }
+        return chosen.isEmpty ? every : chosen
+    }
 }

@@ -1,3 +1,4 @@
+internal import CCurlewLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -138,6 +139,22 @@ public enum ProcessInspector {
         return write(descriptor, "5", 1) == 1
     }
 
+    /// Hands the heap's free pages back to the kernel (glibc's `malloc_trim(0)`), so that the
+    /// resident size then counts live memory rather than memory freed but kept by the allocator's
+    /// arenas; `false` when nothing could be released.
+    @discardableResult
+    public static func releaseFreeHeapPages() -> Bool {
+        malloc_trim(0) == 1
+    }
+
+    /// The bytes the process's code holds allocated from `malloc` right now, in every arena and in
+    /// separately mapped blocks (glibc's `mallinfo2`: `uordblks + hblkhd`): live memory, whatever the
+    /// allocator keeps around it.
+    public static func heapInUse() -> Int64 {
+        let info = mallinfo2()
+        return Int64(clamping: info.uordblks) + Int64(clamping: info.hblkhd)
+    }
+
     // MARK: Helpers
 
     private static func threadIDs() -> [Int32] {
@@ -157,7 +174,6 @@ public enum ProcessInspector {
         return names
     }
 
-    /// Reads a `/proc` file whole (they report a size of 0, so read until end of file).
     /// The whole contents of a `/proc` file (or any file), read to the end.
     ///
     /// `String(contentsOfFile:)` is no good for `/proc`: such files report a size of 0, and

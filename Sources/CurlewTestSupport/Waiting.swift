@@ -134,3 +134,41 @@ public func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () thr
         thread.start()
     }
 }
+
+/// What a bounded wait throws when its time is up.
+public struct TimedOut: Error, CustomStringConvertible, Sendable {
+    /// How long the wait lasted.
+    public var timeout: Duration
+
+    public var description: String { "no result within \(self.timeout)" }
+}
+
+/// Awaits `body` for at most `timeout`, so a broken library fails the test instead of hanging it.
+///
+/// `body` runs in a task of its own that is *not* cancelled when the time is up: the test gets
+/// ``TimedOut`` and the task is left behind. Cancelling it could turn the failure into a pass —
+/// `RequestOperation.responseObject()`, for one, cancels its operation when its task is cancelled,
+/// and a test that expects a cancellation error would then see exactly that.
+///
+/// ```swift
+/// let object = try await bounded { try await operation.responseObject() }
+/// ```
+///
+/// - Returns: What `body` returned.
+/// - Throws: What `body` threw, or ``TimedOut``.
+public func bounded<Value: Sendable>(
+    by timeout: Duration = defaultTestTimeout,
+    _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    let outcome: Result<Value, any Error>? = await awaitCallback(timeout: timeout) { report in
+        Task {
+            do {
+                report(.success(try await body()))
+            } catch {
+                report(.failure(error))
+            }
+        }
+    }
+    guard let outcome else { throw TimedOut(timeout: timeout) }
+    return try outcome.get()
+}
