@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // `swift package generate-documentation` (Scripts/docs.sh); a plugin, so nothing of it is linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         // C interop: libcurl with typed shims for its variadic calls, and the Linux calls Glibc hides.
@@ -86,10 +88,11 @@ let package = Package(
         ),
         // The test server as a process of its own (the benchmark runner starts it when nginx is missing).
         .executableTarget(name: "curlew-test-server", dependencies: ["CurlewTestServer"]),
-        // What every test target shares: the backend configurations, waiting and process-inspection helpers.
+        // What every test target shares: the backend configurations, waiting and process-inspection helpers,
+        // the shared test server, the engine harness and the transfer recorder.
         .target(
             name: "CurlewTestSupport",
-            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CCurlewLinux"]
+            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CCurlewLinux", "CurlewTestServer"]
         ),
 
         // The quick start's main job until the benchmark runner exists.
@@ -107,6 +110,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CurlewSchedulerTests", dependencies: ["CurlewTestSupport"]),
+        .testTarget(name: "CurlewTestServerTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewConformanceTests", dependencies: ["CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewOperationsTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),
         .testTarget(name: "CurlewBatchingTests", dependencies: ["Curlew", "CurlewTestSupport", "CurlewTestServer"]),

@@ -58,4 +58,29 @@ struct HandleReuseTests {
             #expect(offAgain.headerValues("Accept-Encoding").isEmpty)
         }
     }
+
+    @Test("URL credentials and body limits are the request's own, not the handle's", arguments: BackendConfiguration.allCases)
+    func resilienceSettingsDoNotCarryOver(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        try await withEngine(backend) { engine in
+            // Credentials in the URL become the request's Authorization; the next request has none.
+            var components = try #require(URLComponents(url: server.url(.echo), resolvingAgainstBaseURL: false))
+            components.user = "ada"
+            components.password = "secret"
+            let withCredentials = try EchoReply(try await engine.fetch(TransferRequest(url: try #require(components.url))))
+            #expect(withCredentials.headerValues("Authorization") == ["Basic " + Data("ada:secret".utf8).base64EncodedString()])
+            let without = try EchoReply(try await engine.fetch(TransferRequest(url: server.url(.echo))))
+            #expect(without.headerValues("Authorization").isEmpty, "credentials outlived their request")
+
+            // A cap that fails the body, then the defaults: the whole body arrives.
+            for limit in [\TransferOptions.maximumInMemoryBodySize, \TransferOptions.maximumResponseBodySize] {
+                var capped = TransferRequest(url: server.url(.bytes(100_000)))
+                capped.options[keyPath: limit] = 1000
+                let error = try await #require(throws: TransferError.self) { try await engine.fetch(capped) }
+                #expect(error.code == .responseTooLarge)
+                let uncapped = try await engine.fetch(TransferRequest(url: server.url(.bytes(100_000))))
+                #expect(uncapped.body?.count == 100_000, "a body limit outlived its request")
+            }
+        }
+    }
 }

@@ -76,12 +76,13 @@ struct LifecycleTests {
             let firings = after.timerFirings - before.timerFirings
             // curl asks for its timer a few times per transfer; the scheduler's timer hardly moves.
             // (Re-arming on every request made it move about once per transfer.) The change count is
-            // bounded by the work done; the firings, which come from curl's deadlines expiring (its
-            // idle check once a second), by the time it took — a slow machine (ThreadSanitizer) lets
-            // more of them expire, and must not fail the test for it.
+            // bounded by the work done. The firings come from curl's deadlines expiring (its idle
+            // check once a second), so a slow machine (ThreadSanitizer) lets more of them expire —
+            // 71 in 9.7 s was seen there — while a timer round trip to start each transfer would
+            // fire at least once per transfer: the bound sits between the two, not on the clock.
             #expect(updates >= 200, "curl asked for its timer only \(updates) times")
             #expect(changes * 4 < updates, "the scheduler's timer was changed \(changes) times for \(updates) requests")
-            #expect(Double(firings) <= 20 + 5 * seconds, "the timer fired \(firings) times in \(seconds) s for 200 transfers")
+            #expect(firings < 150, "the timer fired \(firings) times in \(seconds) s for 200 transfers")
         }
     }
 }

@@ -48,12 +48,19 @@ struct RedirectTests {
         }
     }
 
+    /// The delegate is asked about the first redirect, says no, and gets the 302 itself: the server
+    /// saw one request only.
     @Test("a delegate can stop a redirect", arguments: BackendConfiguration.allCases)
     func delegateStops(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
+            let tag = UUID().uuidString
             let recorder = TransferRecorder(engine, onRedirect: { _ in nil })
-            let (result, _) = try await engine.run(try .get(.redirect(count: 2)), recorder: recorder)
-            #expect(try result.get().head.status.code == 302)
+            let (result, _) = try await engine.run(try TransferRequest.get(.redirect(count: 2)).tagged(tag), recorder: recorder)
+            let response = try result.get()
+            #expect(response.head.status.code == 302)
+            #expect(response.head.headerFields[.location] == "/redirect/1")
+            #expect(recorder.events.value.redirects.map(\.path) == ["/redirect/1"], "the delegate was asked once, about /redirect/1")
+            #expect(try testServer().requests(tagged: tag).map(\.target) == ["/redirect/2"])
         }
     }
 

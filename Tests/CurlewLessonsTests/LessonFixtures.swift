@@ -5,10 +5,8 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// The lessons' server (127.0.0.1 only).
-let lessonServer: Result<TestServer, any Error> = Result { try TestServer.start() }
-
-func server() throws -> TestServer { try lessonServer.get() }
+/// The lessons' server: the test process's shared one (127.0.0.1 only).
+func server() throws -> TestServer { try testServer() }
 
 /// A delegate that notes which thread each call ran on and waits for the end.
 final class ThreadNotingDelegate: TransferDelegate, Sendable {
@@ -29,4 +27,51 @@ final class ThreadNotingDelegate: TransferDelegate, Sendable {
     }
 
     var isDone: Bool { self.result.value != nil }
+}
+
+/// The facts an exit test's child process reports, as one `key=value` line on standard output that
+/// the parent parses.
+///
+/// ```swift
+/// let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+///     var facts = ChildFacts()
+///     facts["threads"] = "1"
+///     print(facts.line())
+/// }
+/// #expect(ChildFacts.parse(child?.standardOutputContent ?? [])["threads"] == "1")
+/// ```
+struct ChildFacts {
+    /// Marks the line among whatever else the child prints.
+    static let marker = "CURLEW-LESSON-FACTS"
+    private var pairs: [(String, String)] = []
+
+    /// The value of `key` (values contain no spaces).
+    subscript(key: String) -> String? {
+        get { self.pairs.last { $0.0 == key }?.1 }
+        set { self.pairs.append((key, (newValue ?? "").replacingOccurrences(of: " ", with: "_"))) }
+    }
+
+    /// The line to print.
+    func line() -> String {
+        Self.marker + " " + self.pairs.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    }
+
+    /// The line to print when the child could not even run its checks.
+    func line(failing reason: String) -> String {
+        var facts = self
+        facts["failure"] = reason
+        return facts.line()
+    }
+
+    /// The facts in a child's standard output.
+    static func parse(_ output: [UInt8]) -> [String: String] {
+        let text = String(decoding: output, as: UTF8.self)
+        guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) }) else { return [:] }
+        var facts: [String: String] = [:]
+        for item in line.split(separator: " ").dropFirst() {
+            let parts = item.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { facts[String(parts[0])] = String(parts[1]) }
+        }
+        return facts
+    }
 }

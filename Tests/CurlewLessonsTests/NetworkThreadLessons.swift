@@ -22,28 +22,56 @@ struct RunLoopHandle: @unchecked Sendable {
 @Suite("Lessons: the network thread")
 struct NetworkThreadLessons {
     /// Lesson 1. Callbacks are delivered by the context a transfer is scheduled on; while that
-    /// context does not run, nothing completes. Here the network thread is kept busy by a block
-    /// that waits for a semaphore: the transfer's bytes sit in the socket until the thread is free.
+    /// context does not run, nothing completes. The transfer starts first: its request reaches the
+    /// server, which answers a while later. Meanwhile the network thread is stopped by a block
+    /// that waits for a semaphore; the server's record shows the answer sent, and the bytes sit in
+    /// the socket until the thread is free. The premise — the transfer had not completed when the
+    /// thread stopped — is read by the blocking block itself, on the network thread, so a test task
+    /// that polls late cannot spoil it. (Should the machine be so slow that the answer beat the
+    /// block, the attempt is made again with a longer delay — never the claim's check. Run-loop
+    /// only: the dispatch backend's twin is `Lessons: the delegate queue` → 1.)
     @Test("1: a context that does not run completes nothing")
     func contextMustRun() async throws {
+        let server = try testServer()
         let thread = NetworkThread(name: "Lesson1")
         let engine = TransferEngine(scheduler: RunLoopScheduler(thread: thread, sockets: .epollSource))
-        let release = DispatchSemaphore(value: 0)
-        let delegate = ThreadNotingDelegate()
-        engine.makeTransfer(TransferRequest(url: try server().url(.bytes(10))), delegate: delegate).start()
-        thread.perform { release.wait() }  // The context is now stopped.
-        #expect(await holdsThroughout(.milliseconds(300)) { !delegate.isDone }, "completed while its thread was blocked")
-        release.signal()
-        #expect(await waitUntil { delegate.isDone })
-        #expect(try delegate.result.value?.get().body?.count == 10)
+        var shown = false
+        for delay in [1_000, 3_000, 9_000] where !shown {
+            let release = DispatchSemaphore(value: 0)
+            let doneWhenStopped = Locked<Bool?>(nil)
+            let delegate = ThreadNotingDelegate()
+            let tag = UUID().uuidString
+            engine.makeTransfer(TransferRequest(url: server.url(.delay(delay))).tagged(tag), delegate: delegate).start()
+            #expect(await waitUntil { server.requests(tagged: tag).count == 1 }, "the request never reached the server")
+            thread.perform {
+                doneWhenStopped.set(delegate.isDone)
+                release.wait()  // The context is now stopped.
+            }
+            #expect(await waitUntil { doneWhenStopped.value != nil })
+            if doneWhenStopped.value != false {
+                release.signal()  // premise missed: the answer came before the thread stopped
+                _ = await waitUntil { delegate.isDone }
+                continue
+            }
+            #expect(await waitUntil { server.requests(tagged: tag).first?.outcome == .answered }, "the server never answered")
+            #expect(await holdsThroughout(.milliseconds(300)) { !delegate.isDone }, "completed while its thread was blocked")
+            release.signal()
+            #expect(await waitUntil { delegate.isDone })
+            #expect(try delegate.result.value?.get().body == Data("delayed\n".utf8))
+            shown = true
+        }
+        #expect(shown, "three times the answer came before the thread could be stopped")
         await engine.shutdown()
     }
 
     /// Lesson 2. A run loop with no input source returns at once, so a thread that only "runs its
     /// run loop" falls through. `do { run } while (true)` keeps the thread alive by spinning;
     /// adding a port (here, one end of a socketpair: `SocketPort()` would listen on 0.0.0.0)
-    /// keeps `run` waiting instead.
-    @Test("2: a run loop without a source returns at once; a loop spins, a port waits")
+    /// keeps `run` waiting instead. Curlew's `NetworkThread` does the port's job with a source over
+    /// an `eventfd` that is never written (`KeepAlivePort`): its loop neither returns nor spins — for
+    /// a second it uses no CPU and does not wake — and it still wakes for work. (About run loops, so
+    /// no backend parameter: the dispatch backend has none to keep alive.)
+    @Test("2: a run loop without a source returns at once; a loop spins, a port waits, Curlew's thread sleeps")
     func keepAliveStyles() async throws {
         // Without a source: run(mode:before:) returns false immediately, again and again.
         let spins = Locked(0)
@@ -79,27 +107,92 @@ struct NetworkThreadLessons {
         if let handle = loop.value { CFRunLoopStop(handle.loop) }
         #expect(await waitUntil { returns.value == 1 })
         close(descriptors[1])
+
+        // Curlew's keep-alive: the thread sleeps in its loop, and wakes for work.
+        let network = NetworkThread(name: "Lesson2")
+        network.start()
+        let id = try #require(network.threadID)
+        let wakeUps = network.wakeUpCount
+        let cpuBefore = try #require(ProcessInspector.cpuTime(ofThread: id))
+        #expect(await holdsThroughout(.seconds(1)) { network.wakeUpCount == wakeUps }, "the idle loop woke up")
+        let cpuUsed = try #require(ProcessInspector.cpuTime(ofThread: id)) - cpuBefore
+        #expect(cpuUsed < .milliseconds(100), "the idle network thread used \(cpuUsed) of CPU in a second: it spins")
+        let ran = Locked(false)
+        network.perform { ran.set(true) }
+        #expect(await waitUntil { ran.value })
+        #expect(network.wakeUpCount > wakeUps, "it slept until the work came")
+        #expect(ProcessInspector.threadName(id) == "Lesson2", "the thread is still there")
     }
 
-    /// Lesson 3. The network thread is created once, lazily, named, and lives on.
-    @Test("3: the network thread is made once, lazily, and named")
+    /// Lesson 3. The network thread is created once, lazily, named, and lives for the process.
+    ///
+    /// Checked with the default thread, `NetworkThread.shared`, in a child process of its own (an
+    /// exit test): other suites of this process use `.shared` too, so only a fresh process can show
+    /// it absent before first use. The child looks at `/proc/self/task`: no `Curlew.network` thread
+    /// before first use, nor after `.shared` is merely accessed; exactly one after eight threads
+    /// used it at once and three engines made with the defaults ran transfers on it (every callback
+    /// on that thread); and after those engines shut down and were released, the same thread (same
+    /// kernel id) is still there and serves a new engine. (Run-loop only: the dispatch backend has
+    /// no thread of its own — lesson 7.)
+    @Test("3: the network thread is made once, lazily, named, and lives on")
     func createdOnceLazilyNamed() async throws {
-        let name = "Lesson3"
-        let thread = NetworkThread(name: name)
-        #expect(!thread.isStarted)
-        #expect(!ProcessInspector.threadNames().contains(name), "created before first use")
-        let engines = (0..<3).map { _ in TransferEngine(scheduler: RunLoopScheduler(thread: thread, sockets: .epollSource)) }
-        for engine in engines {
-            _ = try await engine.execute(TransferRequest(url: try server().url(.bytes(1))))
+        let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            print(await NetworkThreadLessons.sharedThreadFacts())
         }
-        #expect(thread.isStarted)
-        #expect(ProcessInspector.threadNames().filter { $0 == name }.count == 1)
+        let facts = ChildFacts.parse(child?.standardOutputContent ?? [])
+        #expect(facts["before-use"] == "0", "\(facts)")
+        #expect(facts["after-access"] == "0", "created on access, before any use: \(facts)")
+        #expect(facts["after-concurrent-first-use"] == "1", "\(facts)")
+        #expect(facts["after-three-engines"] == "1", "\(facts)")
+        #expect(facts["callbacks-on-shared"] == "true", "\(facts)")
+        #expect(facts["alive-after-engines-released"] == "true", "\(facts)")
+        #expect(facts["new-engine-same-thread"] == "true", "\(facts)")
+        #expect(facts["in-the-end"] == "1", "\(facts)")
+    }
+
+    /// The child of lesson 3: the facts about `NetworkThread.shared` in a fresh process.
+    static func sharedThreadFacts() async -> String {
+        var facts = ChildFacts()
+        func count() -> Int { ProcessInspector.threadNames().filter { $0 == NetworkThread.defaultName }.count }
+        facts["before-use"] = "\(count())"
+        let shared = NetworkThread.shared
+        facts["after-access"] = "\(count())"
+        // First use from eight threads at once.
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in RunLoopScheduler().perform {} }
+        facts["after-concurrent-first-use"] = "\(count())"
+
+        guard let url = try? testServer().url(.bytes(10)) else { return facts.line(failing: "no test server") }
+        func fetchOnNewEngine() async -> (engine: TransferEngine, threads: Set<Int32>) {
+            let engine = TransferEngine(scheduler: RunLoopScheduler())
+            let delegate = ThreadNotingDelegate()
+            engine.makeTransfer(TransferRequest(url: url), delegate: delegate).start()
+            _ = await waitUntil { delegate.isDone }
+            return (engine, Set(delegate.threads.value))
+        }
+        var engines: [TransferEngine] = []
+        var callbackThreads = Set<Int32>()
+        for _ in 0..<3 {
+            let (engine, threads) = await fetchOnNewEngine()
+            engines.append(engine)
+            callbackThreads.formUnion(threads)
+        }
+        facts["after-three-engines"] = "\(count())"
+        let id = shared.threadID
+        facts["callbacks-on-shared"] = "\(id != nil && callbackThreads == Set([id].compactMap { $0 }))"
         for engine in engines { await engine.shutdown() }
-        #expect(ProcessInspector.threadNames().filter { $0 == name }.count == 1, "the thread must outlive its engines")
+        engines = []
+        facts["alive-after-engines-released"] = "\(id.flatMap(ProcessInspector.threadName) == NetworkThread.defaultName)"
+        let (late, lateThreads) = await fetchOnNewEngine()
+        facts["new-engine-same-thread"] = "\(id != nil && lateThreads == Set([id].compactMap { $0 }))"
+        await late.shutdown()
+        facts["in-the-end"] = "\(count())"
+        return facts.line()
     }
 
     /// Lesson 4. All callbacks run on that one thread; with nothing to do it sleeps, so an idle wait
-    /// costs a few wake-ups, not a spin.
+    /// costs a few wake-ups, not a spin. (Run-loop only, both socket strategies: it is about the
+    /// network thread, which only that backend has. The twin on every backend is
+    /// `Engine lifecycle` → *an idle engine makes no socket actions*.)
     @Test("4: one thread runs every callback, and it sleeps while idle", arguments: SocketStrategy.allCases)
     func oneThreadSleepsWhenIdle(_ sockets: SocketStrategy) async throws {
         let thread = NetworkThread(name: "Lesson4")
@@ -108,7 +201,8 @@ struct NetworkThreadLessons {
         for delegate in delegates {
             engine.makeTransfer(TransferRequest(url: try server().url(.bytes(50_000))), delegate: delegate).start()
         }
-        #expect(await waitUntil { delegates.allSatisfy(\.isDone) })
+        // Required: a thread that never ran the transfers would not answer the diagnostics below either.
+        try #require(await waitUntil { delegates.allSatisfy(\.isDone) }, "the transfers never completed")
         let threads = Set(delegates.flatMap { $0.threads.value })
         #expect(threads == [try #require(thread.threadID)], "callbacks ran on \(threads)")
 
@@ -127,6 +221,7 @@ struct NetworkThreadLessons {
 
     /// Lesson 5. Work is scheduled in a set of run-loop modes; a loop running in another mode does
     /// not serve it. (The first engine below can never be served, so it is left behind on purpose.)
+    /// Run-loop only: a dispatch queue has no modes.
     @Test("5: a loop running in another mode does not serve the transfers")
     func modes() async throws {
         let url = try server().url(.bytes(10))

@@ -14,21 +14,22 @@ struct OperationLessons {
     /// cannot have finished: its callbacks need the context it is still occupying) and completes
     /// afterwards. A synchronous operation — `main()` starts a transfer and blocks until it ends —
     /// run on the same context waits for callbacks that can only run when it returns: a deadlock,
-    /// here bounded by a one-second timeout. Each backend gets a context of its own, so the block
-    /// stalls nobody else.
-    @Test("8: start returns at once; a synchronous operation on the context deadlocks", arguments: LessonContext.allCases)
-    func asynchronousStart(_ context: LessonContext) async throws {
-        let engine = TransferEngine(scheduler: context.makeScheduler())
+    /// here bounded by a one-second timeout. Each backend configuration gets a context of its own,
+    /// so the block stalls nobody else.
+    @Test("8: start returns at once; a synchronous operation on the context deadlocks", arguments: BackendConfiguration.allCases)
+    func asynchronousStart(_ backend: BackendConfiguration) async throws {
+        let engine = TransferEngine(scheduler: backend.makeScheduler(in: LessonContext.contexts))
         let route = Route.bytes(1_000)
         let url = try server().url(route)
 
         let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+        #expect(operation.isAsynchronous, "what Foundation is told: start() returns before the work is done")
         let afterStart = Locked<(executing: Bool, finished: Bool)?>(nil)
         engine.scheduler.perform {
             operation.start()
             afterStart.set((operation.isExecuting, operation.isFinished))
         }
-        let object = try await operation.responseObject()
+        let object = try await bounded { try await operation.responseObject() }
         #expect(afterStart.value?.executing == true, "start() returned with the operation executing")
         #expect(afterStart.value?.finished == false, "start() returned before the work was done")
         #expect(object as? Data == Data(try #require(route.expectedBody)))
@@ -76,7 +77,7 @@ struct OperationLessons {
         #expect(await waitUntil { notes.names.value == [RequestOperation.didStartNotification] })
         #expect(!operation.isFinished, "nothing completes while the context is held")
         gate.release()
-        _ = try await operation.responseObject()
+        _ = try await bounded { try await operation.responseObject() }
         #expect(await waitUntil { notes.names.value.last == RequestOperation.didFinishNotification })
 
         let cancelled = RequestOperation(request: TransferRequest(url: url), engine: engine)
@@ -95,76 +96,103 @@ struct OperationLessons {
     /// carrying the failing URL. The race — cancel before the transfer exists on the context — is
     /// shown with the context held: start and cancel are both still queued there, run in order,
     /// and the operation finishes once. Cancelling twice, or after the finish, changes nothing.
+    ///
+    /// The operation reports the cancellation error whenever it was cancelled before it finished,
+    /// so that error alone proves nothing about the transfer. Here the server would answer only
+    /// after two minutes (and the requests have no idle timeout): the operations finish in time only
+    /// because their transfers were cancelled, and the engine (nothing live) and the server (the
+    /// request abandoned by the client, or never sent) confirm it.
     @Test("11: cancel: a cancellation error with the URL, exactly one finish, also in the race", arguments: BackendConfiguration.allCases)
     func cancel(_ backend: BackendConfiguration) async throws {
         let engine = TransferEngine(scheduler: backend.makeOperationLessonScheduler())
-        let url = try server().url(.delay(10_000))
-        let running = RequestOperation(request: TransferRequest(url: url), engine: engine)
+        let server = try testServer()
+        let tag = UUID().uuidString
+        var request = TransferRequest(url: server.url(.delay(120_000))).tagged(tag)
+        request.options.idleTimeout = nil
+        let url = request.url
+        let running = RequestOperation(request: request, engine: engine)
         let runningFinishes = FinishCounter(running)
         running.start()
-        #expect(await waitUntil { await engine.diagnostics().liveTransfers == 1 })
+        #expect(await waitUntil { server.requests(tagged: tag).count == 1 }, "the request never reached the server")
         running.cancel()
         running.cancel()
-        #expect(await waitUntil { running.isFinished })
+        try #require(await waitUntil { running.isFinished }, "the operation did not finish: its transfer was not cancelled")
         #expect((running.error as? TransferError)?.isCancellation(of: url) == true)
+        #expect(await waitUntil { server.requests(tagged: tag).first?.outcome == .abandoned },
+                "the server still holds the request: \(server.requests(tagged: tag))")
 
-        let raced = RequestOperation(request: TransferRequest(url: try server().url(.bytes(10))), engine: engine)
+        let racedTag = UUID().uuidString
+        let raced = RequestOperation(request: request.tagged(racedTag), engine: engine)
         let racedFinishes = FinishCounter(raced)
         let gate = await ContextHold.hold(engine)
         raced.start()
         raced.cancel()
         #expect(!raced.isFinished, "the cancel goes through the context, like the start")
         gate.release()
-        #expect(await waitUntil { raced.isFinished })
+        #expect(await waitUntil { raced.isFinished }, "the raced operation did not finish: its transfer was not cancelled")
         #expect((raced.error as? TransferError)?.code == .cancelled)
+        #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 })
+        #expect(server.requests(tagged: racedTag).allSatisfy { $0.outcome != .answered })
 
-        let done = RequestOperation(request: TransferRequest(url: try server().url(.bytes(10))), engine: engine)
+        let done = RequestOperation(request: TransferRequest(url: server.url(.bytes(10))), engine: engine)
         done.start()
-        _ = try await done.responseObject()
+        _ = try await bounded { try await done.responseObject() }
         done.cancel()
         #expect(!done.isCancelled && done.error == nil)
 
         #expect(await waitUntil { runningFinishes.finishes == 1 && racedFinishes.finishes == 1 })
-        #expect(await holdsThroughout(.milliseconds(50)) { runningFinishes.finishes == 1 && racedFinishes.finishes == 1 },
-                "a second finish")
+        // A barrier before counting: a later operation on the same engine, run to its end.
+        let barrier = RequestOperation(request: TransferRequest(url: server.url(.bytes(1))), engine: engine)
+        let barrierFinishes = FinishCounter(barrier)
+        barrier.start()
+        _ = try await bounded { try await barrier.responseObject() }
+        #expect(await waitUntil { barrierFinishes.finishes == 1 })
+        #expect(runningFinishes.finishes == 1 && racedFinishes.finishes == 1, "a second finish")
         await engine.shutdown()
     }
 
     /// Lesson 12. `pause` acts only on an executing operation: the transfer stops on the context
     /// (its connection released, its body kept), a notification is posted, the state is paused.
-    /// `resume` acts only on a paused one; the body then continues (with a `Range` request here)
-    /// and arrives byte-identical.
-    @Test("12: pause only when executing, resume only when paused; same bytes", arguments: BackendConfiguration.allCases)
+    /// `resume` acts only on a paused one; the body then continues with a `Range` + `If-Range`
+    /// request and arrives byte-identical.
+    ///
+    /// The server sends the first 60,000 bytes at once and the last byte ten seconds later, so the
+    /// pause — issued from the progress handler, a hop away from the context — has ten seconds to
+    /// land mid-body: one attempt, no retries. The server's record of the two requests shows the
+    /// pause (the first one abandoned by the client) and the resume (`Range: bytes=N-` with the
+    /// entity's ETag in `If-Range`, answered 206).
+    @Test("12: pause only when executing, resume only when paused; same bytes, by Range", arguments: BackendConfiguration.allCases)
     func pauseAndResume(_ backend: BackendConfiguration) async throws {
         let engine = TransferEngine(scheduler: backend.makeOperationLessonScheduler())
-        let route = Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
-        // The pause comes from the progress handler, a hop away from the context: on a badly
-        // overloaded machine it can land after the body has arrived (the transfer then never
-        // pauses and simply succeeds), so a few attempts are allowed.
-        var shown = false
-        for _ in 1...3 where !shown {
-            let operation = RequestOperation(request: TransferRequest(url: try server().url(route)), engine: engine)
-            let notes = NotificationLog(operation)
-            operation.pause()
-            #expect(!operation.isPaused, "a ready operation does not pause")
-            operation.progressQueue = DispatchQueue(label: "lesson12.progress")
-            operation.downloadProgressHandler = { [weak operation] progress in
-                if progress.bytesReceived > 0 { operation?.pause() }
-            }
-            operation.start()
-            #expect(await waitUntil { notes.names.value.contains(RequestOperation.didPauseNotification) || operation.isFinished })
-            let paused = operation.isPaused && !operation.isExecuting
-            operation.downloadProgressHandler = nil
-            operation.resume()
-            operation.resume()  // not paused any more: ignored
-            let object = try await operation.responseObject()
-            #expect(object as? Data == Data(try #require(route.expectedBody)))
-            if operation.response?.metrics.resumeCount == 1 {
-                #expect(paused, "paused: neither executing nor finished")
-                shown = true
-            }
+        let route = Route.entity(bytes: 60_001, dripChunkSize: 60_000, dripIntervalMilliseconds: 10_000)
+        let server = try testServer()
+        let tag = UUID().uuidString
+        let operation = RequestOperation(request: TransferRequest(url: server.url(route)).tagged(tag), engine: engine)
+        let notes = NotificationLog(operation)
+        operation.pause()
+        #expect(!operation.isPaused, "a ready operation does not pause")
+        operation.progressQueue = DispatchQueue(label: "lesson12.progress")
+        operation.downloadProgressHandler = { [weak operation] progress in
+            if progress.bytesReceived > 0 { operation?.pause() }
         }
-        #expect(shown, "three attempts to pause mid-body all came after the body had arrived")
+        operation.start()
+        #expect(await waitUntil { notes.names.value.contains(RequestOperation.didPauseNotification) || operation.isFinished })
+        #expect(operation.isPaused && !operation.isExecuting && !operation.isFinished, "paused: neither executing nor finished")
+        #expect(await waitUntil { server.requests(tagged: tag).first?.outcome == .abandoned },
+                "the paused transfer still holds its connection")
+        operation.downloadProgressHandler = nil
+        operation.resume()
+        operation.resume()  // not paused any more: ignored
+        let object = try await bounded { try await operation.responseObject() }
+        #expect(object as? Data == Data(try #require(route.expectedBody)))
+        #expect(operation.response?.metrics.resumeCount == 1)
+        let requests = server.requests(tagged: tag)
+        #expect(requests.count == 2, "\(requests)")
+        #expect(requests.first?.range == nil)
+        let resumed = try #require(requests.last)
+        #expect(resumed.range?.hasPrefix("bytes=") == true && resumed.range != "bytes=0-", "\(resumed)")
+        #expect(resumed.ifRange == route.entityETag)
+        #expect(resumed.status == 206)
         await engine.shutdown()
     }
 
@@ -203,7 +231,7 @@ struct OperationLessons {
         let operation = RequestOperation(request: TransferRequest(url: try server().url(.bytes(100))), engine: engine)
         let serializer = WhereSerializer(engine)
         operation.responseSerializer = serializer
-        let completion = LabelledQueue("lesson14.completion")
+        let completion = MarkedQueue("lesson14.completion")
         operation.completionQueue = completion.queue
         let handler = Locked<(onCompletionQueue: Bool, onContext: Bool)?>(nil)
         operation.setCompletionHandlers(success: { _, _ in
@@ -217,32 +245,42 @@ struct OperationLessons {
         await engine.shutdown()
     }
 
-    /// Lesson 15. The `completionBlock`'s thread is not guaranteed: on Linux, Foundation runs it on
-    /// a global-queue thread — neither the thread that started and waited for the operation, nor
-    /// any queue of yours. Work that needs a particular context must be sent there explicitly.
-    @Test("15: the completionBlock's thread is not yours; send work where it belongs", arguments: BackendConfiguration.allCases)
+    /// Lesson 15. The `completionBlock`'s thread is not guaranteed; work that needs a particular
+    /// context must be sent there explicitly.
+    ///
+    /// The first half illustrates Foundation, not Curlew: on Linux `OperationQueue` and `start()`
+    /// run the `completionBlock` on a global-queue thread — neither the thread that started and
+    /// waited for the operation, nor any queue of yours — and a block it sends to your queue runs
+    /// there. The second half is what Curlew controls, and the explicit way to send the result where
+    /// it belongs: the success handler runs on the `completionQueue` you chose.
+    @Test("15: the completionBlock's thread is not yours; the handlers run on the queue you chose", arguments: BackendConfiguration.allCases)
     func completionBlockThread(_ backend: BackendConfiguration) async throws {
         let engine = TransferEngine(scheduler: backend.makeOperationLessonScheduler())
         let operation = RequestOperation(request: TransferRequest(url: try server().url(.bytes(10))), engine: engine)
-        let mine = LabelledQueue("lesson15.mine")
+        let mine = MarkedQueue("lesson15.mine")
         let seen = Locked<[String: Int32]>([:])
-        let onMine = Locked<(inBlock: Bool, sent: Bool?)>((false, nil))
+        let onMine = Locked<(inBlock: Bool, sent: Bool?, handler: Bool?)>((false, nil, nil))
         operation.completionBlock = {
             let inBlock = mine.isCurrent
             onMine.withLock { $0.inBlock = inBlock }
             if let id = ProcessInspector.currentThreadID() { seen.withLock { $0["completionBlock"] = id } }
             mine.queue.async { onMine.withLock { $0.sent = mine.isCurrent } }
         }
+        operation.completionQueue = mine.queue
+        operation.setCompletionHandlers(success: { _, _ in onMine.withLock { $0.handler = mine.isCurrent } }, failure: nil)
         Thread {
             if let id = ProcessInspector.currentThreadID() { seen.withLock { $0["starter"] = id } }
             operation.start()
             operation.waitUntilFinished()
         }.start()
-        #expect(await waitUntil { onMine.value.sent != nil })
+        #expect(await waitUntil { onMine.value.sent != nil && onMine.value.handler != nil })
         let threads = seen.value
+        // Foundation's part.
         #expect(threads["completionBlock"] != nil && threads["completionBlock"] != threads["starter"])
         #expect(onMine.value.inBlock == false, "the completionBlock does not run on your queue")
         #expect(onMine.value.sent == true, "work sent to your queue runs there")
+        // Curlew's part.
+        #expect(onMine.value.handler == true, "the success handler runs on the completionQueue you chose")
         await engine.shutdown()
     }
 }
@@ -254,41 +292,19 @@ extension BackendConfiguration {
     /// cooperative threads while they wait for `NetworkThread.shared`, so holding that thread
     /// could leave no cooperative thread to release it.
     func makeOperationLessonScheduler() -> any TransferScheduler {
-        switch self {
-        case .dispatch:
-            return DispatchScheduler(label: "operation-lessons")
-        case .runLoopCFSocket:
-            return RunLoopScheduler(thread: OperationLessonThreads.cfSocket, sockets: .cfSocket)
-        case .runLoopEpoll:
-            return RunLoopScheduler(thread: OperationLessonThreads.epoll, sockets: .epollSource)
-        }
+        self.makeScheduler(in: OperationLessonThreads.contexts)
     }
 }
 
 /// The network threads of the operation lessons (network threads live as long as the process).
 enum OperationLessonThreads {
-    static let cfSocket = NetworkThread(name: "OpLessons.cf")
-    static let epoll = NetworkThread(name: "OpLessons.epoll")
+    static let contexts = PrivateContexts(name: "OpLessons")
 }
 
-/// The contexts lesson 8 blocks on purpose: each of its own, so nobody else waits.
-enum LessonContext: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case dispatchQueue = "dispatch"
-    case networkThread = "runloop-epoll"
-
-    func makeScheduler() -> any TransferScheduler {
-        switch self {
-        case .dispatchQueue:
-            return DispatchScheduler(label: "Lesson8")
-        case .networkThread:
-            return RunLoopScheduler(thread: Self.lessonThread, sockets: .epollSource)
-        }
-    }
-
-    /// One network thread for lesson 8 (network threads live as long as the process).
-    private static let lessonThread = NetworkThread(name: "Lesson8")
-
-    var testDescription: String { self.rawValue }
+/// The contexts lesson 8 blocks on purpose: each configuration's of its own, so nobody else waits.
+enum LessonContext {
+    /// Network threads for lesson 8 (network threads live as long as the process).
+    static let contexts = PrivateContexts(name: "Lesson8")
 }
 
 /// A synchronous operation: `main()` starts a transfer and blocks its thread until the transfer
@@ -399,19 +415,6 @@ final class FinishCounter: Sendable {
     }
 
     var finishes: Int { self.log.names.value.filter { $0 == RequestOperation.didFinishNotification }.count }
-}
-
-/// A queue that knows when code runs on it.
-final class LabelledQueue: Sendable {
-    let queue: DispatchQueue
-    private let key = DispatchSpecificKey<UInt8>()
-
-    init(_ label: String) {
-        self.queue = DispatchQueue(label: label)
-        self.queue.setSpecific(key: self.key, value: 1)
-    }
-
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: self.key) != nil }
 }
 
 /// Notes where it ran.

@@ -45,7 +45,7 @@ struct CallbackTests {
             #expect(operation.error as? UnacceptableStatus == UnacceptableStatus(code: 404))
             #expect(operation.response?.head.status.code == 404, "the response is kept")
             #expect(operation.responseObject == nil)
-            await #expect(throws: UnacceptableStatus(code: 404)) { try await operation.responseObject() }
+            await #expect(throws: UnacceptableStatus(code: 404)) { try await bounded { try await operation.responseObject() } }
         }
     }
 
@@ -130,7 +130,7 @@ struct CallbackTests {
             let progress = operation.progress
             #expect(progress.totalUnitCount == -1 || progress.fractionCompleted < 1)
             operation.start()
-            _ = try await operation.responseObject()
+            _ = try await bounded { try await operation.responseObject() }
             #expect(await waitUntil { sent.value == 300_000 })
             #expect(progress.fractionCompleted == 1)
             #expect(operation.progress === progress)
@@ -172,7 +172,7 @@ struct CallbackTests {
             #expect(operation.notificationQueue.label != DispatchQueue.main.label)
             #expect(operation.progressQueue.label != DispatchQueue.main.label)
             operation.start()
-            _ = try await operation.responseObject()
+            _ = try await bounded { try await operation.responseObject() }
             #expect(await waitUntil { finishNotified.value })
             #expect(onMain.value == 0)
             let main = CallbackQueues.main

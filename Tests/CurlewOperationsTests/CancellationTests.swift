@@ -8,24 +8,51 @@ import Testing
 
 /// Cancel at every moment: each operation finishes exactly once, with a cancellation error that
 /// carries the failing URL when the cancel came before the finish, with its result otherwise.
+///
+/// An operation reports the cancellation error whenever it was cancelled before it finished, so the
+/// error alone does not show that its transfer stopped. Where the transfer was under way, the
+/// server's answer would come only after two minutes (and without an idle timeout), far beyond
+/// every wait here: the operation can finish in time only because its transfer was cancelled, and
+/// the engine and the server then confirm it (nothing live, the request abandoned by the client).
 @Suite("RequestOperation: cancellation")
 struct CancellationTests {
+    /// A GET of `.delay(120_000)` without an idle timeout, tagged `tag`: it completes only if it is
+    /// cancelled.
+    static func neverAnswered(tag: String) throws -> TransferRequest {
+        var request = try request(.delay(120_000)).tagged(tag)
+        request.options.idleTimeout = nil
+        return request
+    }
+
+    /// The cancelled operations' transfers (tagged `tag`) really stopped: none is live in the engine,
+    /// and every request of theirs that reached the server was abandoned by the client.
+    static func expectStopped(_ engine: TransferEngine, tag: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let server = try testServer()
+        #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 }, "a cancelled transfer is still live",
+                sourceLocation: sourceLocation)
+        #expect(await waitUntil { server.requests(tagged: tag).allSatisfy { $0.outcome == .abandoned } },
+                "the server's view: \(server.requests(tagged: tag))", sourceLocation: sourceLocation)
+    }
+
     @Test("before start: finishes when started, without a request", arguments: BackendConfiguration.allCases)
     func beforeStart(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let url = try testServer().url(.bytes(10))
-            let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+            let tag = UUID().uuidString
+            let operation = RequestOperation(request: TransferRequest(url: url).tagged(tag), engine: engine)
             let probe = OperationProbe(operation)
             operation.cancel()
             #expect(operation.isCancelled && !operation.isFinished && !operation.isExecuting)
             #expect(await holdsThroughout(.milliseconds(50)) { probe.handlerCalls == 0 }, "finished without being started")
             operation.start()
             #expect(operation.isFinished, "a cancelled operation finishes inside start()")
+            let diagnostics = await engine.diagnostics()
+            #expect(diagnostics.transfersCompleted == 0 && diagnostics.liveTransfers == 0, "a cancelled operation made a transfer")
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
             #expect(record.notifications == [RequestOperation.didFinishNotification], "no did-start for an operation that never ran")
-            #expect(await engine.diagnostics().transfersCompleted == 0, "a cancelled operation made a transfer")
+            #expect(try testServer().requests(tagged: tag).isEmpty, "a cancelled operation sent its request")
         }
     }
 
@@ -54,15 +81,21 @@ struct CancellationTests {
         }
     }
 
+    /// The connect never completes (the blackhole) and would time out only after ten minutes: the
+    /// operation finishes because the cancel closed the connecting socket.
     @Test("while connecting", arguments: BackendConfiguration.allCases)
     func whileConnecting(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let url = try testServer().blackholeURL
-            let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+            var request = TransferRequest(url: url)
+            request.options.connectTimeout = .seconds(600)
+            let operation = RequestOperation(request: request, engine: engine)
             let probe = OperationProbe(operation)
             operation.start()
-            #expect(await waitUntil { await engine.diagnostics().liveTransfers == 1 })
+            await engine.waitForOpenSockets(1)
             operation.cancel()
+            await engine.waitForOpenSockets(0)
+            #expect(await engine.diagnostics().liveTransfers == 0)
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
@@ -99,7 +132,7 @@ struct CancellationTests {
             let operation = RequestOperation(request: try request(.bytes(10)), engine: engine)
             let probe = OperationProbe(operation)
             operation.start()
-            _ = try await operation.responseObject()
+            _ = try await bounded { try await operation.responseObject() }
             operation.cancel()
             let record = await probe.expectFinishedOnce()
             #expect(record.successes == 1)
@@ -111,45 +144,56 @@ struct CancellationTests {
     @Test("twice: one finish", arguments: BackendConfiguration.allCases)
     func twice(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let url = try testServer().url(.delay(10_000))
-            let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+            let tag = UUID().uuidString
+            let request = try Self.neverAnswered(tag: tag)
+            let operation = RequestOperation(request: request, engine: engine)
             let probe = OperationProbe(operation)
             operation.start()
+            let server = try testServer()
+            #expect(await waitUntil { server.requests(tagged: tag).count == 1 }, "the request never reached the server")
             operation.cancel()
             operation.cancel()
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
-            #expect(probe.cancellation?.failingURL == url)
+            #expect(probe.cancellation?.failingURL == request.url)
             operation.cancel()
             #expect(probe.handlerCalls == 1)
+            try await Self.expectStopped(engine, tag: tag)
         }
     }
 
     @Test("from many threads at once: one finish", arguments: BackendConfiguration.allCases)
     func fromManyThreads(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let url = try testServer().url(.delay(10_000))
+            let tag = UUID().uuidString
+            let request = try Self.neverAnswered(tag: tag)
             for _ in 0..<5 {
-                let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+                let operation = RequestOperation(request: request, engine: engine)
                 let probe = OperationProbe(operation)
                 operation.start()
                 let threads = (0..<16).map { _ in Thread { operation.cancel() } }
                 for thread in threads { thread.start() }
+                try #require(await probe.waitForEverything(timeout: .seconds(30)), "the operation did not finish: its transfer was not cancelled")
                 let record = await probe.expectFinishedOnce()
                 #expect(record.failures == 1)
-                #expect(probe.cancellation?.failingURL == url)
+                #expect(probe.cancellation?.failingURL == request.url)
             }
+            try await Self.expectStopped(engine, tag: tag)
         }
     }
 
     /// The seeds' race: the cancel arrives before the transfer exists on the context. Here the
     /// context is held, so both the transfer's start and its cancel are still queued when the
-    /// operation is cancelled; they run in order, and the operation finishes once.
+    /// operation is cancelled; they run in order, and the operation finishes once — in time only
+    /// because the transfer was cancelled (its answer would take two minutes), and the server never
+    /// answered it.
     @Test("before the transfer exists on the context", arguments: BackendConfiguration.allCases)
     func beforeTheTransferExists(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let url = try testServer().url(.bytes(10))
-            let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+            let tag = UUID().uuidString
+            let request = try Self.neverAnswered(tag: tag)
+            let url = request.url
+            let operation = RequestOperation(request: request, engine: engine)
             let probe = OperationProbe(operation)
             let gate = await ContextGate.hold(engine)
             defer { gate.release() }
@@ -161,6 +205,7 @@ struct CancellationTests {
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
+            try await Self.expectStopped(engine, tag: tag)
         }
     }
 
@@ -168,7 +213,9 @@ struct CancellationTests {
     func whilePaused(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let url = try testServer().url(.drip(bytes: 100_000, chunks: 2, intervalMilliseconds: 120_000))
-            let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
+            var request = TransferRequest(url: url)
+            request.options.idleTimeout = nil
+            let operation = RequestOperation(request: request, engine: engine)
             let probe = OperationProbe(operation)
             operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved
             operation.downloadProgressHandler = { [weak operation] progress in
@@ -181,6 +228,7 @@ struct CancellationTests {
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
             #expect(!operation.isPaused)
+            #expect(await engine.diagnostics().liveTransfers == 0, "the paused transfer was not cancelled")
         }
     }
 

@@ -5,18 +5,6 @@ import Dispatch
 import Foundation
 import Testing
 
-/// The one in-process server the operation tests talk to (127.0.0.1 only).
-enum OperationFixtures {
-    static let server: Result<TestServer, any Error> = Result {
-        try TestServer.start(TestServer.Configuration(eventLoopThreads: 2))
-    }
-}
-
-/// The shared test server.
-func testServer() throws -> TestServer {
-    try OperationFixtures.server.get()
-}
-
 /// A GET of a test server route.
 func request(_ route: Route) throws -> TransferRequest {
     TransferRequest(url: try testServer().url(route))
@@ -70,6 +58,9 @@ final class OperationProbe: Sendable {
 
     let record = Locked(Record())
     private let observers: ObserverTokens
+    private let transport: any TransferRunning
+    private let completionQueue: DispatchQueue?
+    private let notificationQueue: DispatchQueue
 
     /// Attaches to `operation`: handlers (checked to run on `completionQueue` when given),
     /// a `completionBlock`, and notification observers (checked to run on `notificationQueue`).
@@ -121,6 +112,9 @@ final class OperationProbe: Sendable {
             }
         }
         self.observers = ObserverTokens(tokens: tokens)
+        self.transport = operation.transport
+        self.completionQueue = operation.completionQueue
+        self.notificationQueue = operation.notificationQueue
     }
 
     deinit {
@@ -142,9 +136,12 @@ final class OperationProbe: Sendable {
     }
 
     /// Checks that everything came exactly once, in the right places, and returns the record.
+    /// Counts after a settling barrier (``settle(sourceLocation:)``), so a late second call would be
+    /// seen.
     @discardableResult
     func expectFinishedOnce(sourceLocation: SourceLocation = #_sourceLocation) async -> Record {
         #expect(await self.waitForEverything(), "the operation never completed", sourceLocation: sourceLocation)
+        await self.settle(sourceLocation: sourceLocation)
         let record = self.record.value
         #expect(record.successes + record.failures == 1, "handlers ran \(record.successes + record.failures) times",
                 sourceLocation: sourceLocation)
@@ -159,6 +156,23 @@ final class OperationProbe: Sendable {
         #expect(record.completionBlockSawUnfinished == 0, sourceLocation: sourceLocation)
         #expect(record.notificationOffQueue == 0, "a notification was posted off its queue", sourceLocation: sourceLocation)
         return record
+    }
+
+    /// A barrier: a later operation on the same transport, with the same completion and notification
+    /// queues, runs to its end (handler and did-finish). Its transfer completed through the same
+    /// context, and its handler and notification were queued after whatever the observed
+    /// operation's finish had queued there (on a serial queue, they also ran after it).
+    func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+        do {
+            let barrier = RequestOperation(request: try request(.bytes(1)), transport: self.transport)
+            barrier.completionQueue = self.completionQueue
+            barrier.notificationQueue = self.notificationQueue
+            let probe = OperationProbe(barrier)
+            barrier.start()
+            #expect(await probe.waitForEverything(), "the settling operation never finished", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record(error, "no settling operation", sourceLocation: sourceLocation)
+        }
     }
 
     /// The cancellation error of the one failure, if that is what it was.

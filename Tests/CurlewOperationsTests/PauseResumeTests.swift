@@ -10,15 +10,18 @@ import Testing
 @Suite("RequestOperation: pause and resume")
 struct PauseResumeTests {
     /// Pauses at the first body bytes, checks the paused state, resumes, and returns the finished
-    /// operation.
+    /// operation with what the server saw of its requests (tagged): the first one abandoned at the
+    /// pause, then the resumed one.
     ///
     /// The pause comes from the progress handler, a hop away from the network context, so on a
     /// badly overloaded machine it can land after the whole body has arrived: then the transfer
     /// never paused (`resumeCount` stays 0), the operation simply succeeds, and the attempt is
     /// made again, up to three times.
-    private func pauseOnceAndResume(_ engine: TransferEngine, _ route: Route) async throws -> RequestOperation? {
+    private func pauseOnceAndResume(_ engine: TransferEngine, _ route: Route) async throws -> (RequestOperation, [TaggedRequest])? {
+        let server = try testServer()
         for attempt in 1...3 {
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let tag = UUID().uuidString
+            let operation = RequestOperation(request: try request(route).tagged(tag), engine: engine)
             let notifications = MarkedQueue("notifications")
             let probe = OperationProbe(operation, notificationQueue: notifications)
             operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved
@@ -46,7 +49,11 @@ struct PauseResumeTests {
             #expect(try #require(kept.value) < Int64(try #require(route.expectedBody).count))
             #expect(record.notifications == [RequestOperation.didStartNotification, RequestOperation.didPauseNotification,
                                              RequestOperation.didFinishNotification])
-            return operation
+            let requests = server.requests(tagged: tag)
+            #expect(requests.count == 2, "\(requests)")
+            #expect(requests.first?.outcome == .abandoned, "the pause released the connection mid-body")
+            #expect(requests.first?.range == nil)
+            return (operation, requests)
         }
         Issue.record("three attempts to pause mid-body all came after the body had arrived")
         return nil
@@ -56,11 +63,17 @@ struct PauseResumeTests {
     func withRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let route = Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
-            guard let operation = try await self.pauseOnceAndResume(engine, route) else { return }
+            guard let (operation, requests) = try await self.pauseOnceAndResume(engine, route) else { return }
             let expected = Data(try #require(route.expectedBody))
             #expect(operation.responseData == expected)
             #expect(operation.responseObject as? Data == expected)
             #expect(operation.response?.head.status == .ok)
+            // The server's side: the rest of the same entity was asked for, and sent.
+            let resumed = try #require(requests.last)
+            #expect(resumed.range?.hasPrefix("bytes=") == true && resumed.range?.hasSuffix("-") == true, "\(resumed)")
+            #expect(resumed.range != "bytes=0-", "the resumed request must not start from zero")
+            #expect(resumed.ifRange == route.entityETag)
+            #expect(resumed.status == 206)
         }
     }
 
@@ -68,8 +81,9 @@ struct PauseResumeTests {
     func withoutRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let route = Route.entity(bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
-            guard let operation = try await self.pauseOnceAndResume(engine, route) else { return }
+            guard let (operation, requests) = try await self.pauseOnceAndResume(engine, route) else { return }
             #expect(operation.responseData == Data(try #require(route.expectedBody)))
+            #expect(requests.last?.status == 200, "the server sent the whole body again")
         }
     }
 

@@ -73,7 +73,7 @@ struct SerializationTests {
             try form.append(Data("{}".utf8), name: "meta", fileName: "meta.json")
             let request = try HTTPRequestSerializer().multipartRequest(url: try testServer().url(.multipart()), form: form)
             let (operation, _) = await self.run(request, engine: engine, serializer: DecodableResponseSerializer<MultipartEchoReply>())
-            let reply = try await operation.responseValue(as: MultipartEchoReply.self)
+            let reply = try await bounded { try await operation.responseValue(as: MultipartEchoReply.self) }
             #expect(reply.error == nil)
             #expect(reply.bodyLength == Int(form.contentLength))
             #expect(reply.parts.map(\.name) == ["tags[]", "title", "upload", "meta"])
@@ -96,7 +96,7 @@ struct SerializationTests {
             let url = try testServer().url(.redirectTo(url: Route.multipart().path, status: 307))
             let request = try HTTPRequestSerializer().multipartRequest(url: url, form: form)
             let (operation, _) = await self.run(request, engine: engine, serializer: DecodableResponseSerializer<MultipartEchoReply>())
-            let reply = try await operation.responseValue(as: MultipartEchoReply.self)
+            let reply = try await bounded { try await operation.responseValue(as: MultipartEchoReply.self) }
             #expect(operation.response?.metrics.redirectCount == 1)
             #expect(reply.error == nil)
             #expect(reply.parts.map(\.size) == [1, 200_000])
@@ -130,7 +130,7 @@ struct SerializationTests {
             let server = try testServer()
             let json = await self.run(TransferRequest(url: server.url(.json)), engine: engine,
                                           serializer: JSONResponseSerializer(removesKeysWithNullValues: true)).0
-            let value = try await json.responseValue(as: JSONValue.self)
+            let value = try await bounded { try await json.responseValue(as: JSONValue.self) }
             #expect(value["numbers"] == [1, 2, 3])
             #expect(value["nested"]?["text"]?.stringValue == "café \"quoted\" \\ /")
             #expect(value["nested"]?["nothing"] == nil, "null members removed")
@@ -139,23 +139,23 @@ struct SerializationTests {
             struct Document: Decodable, Sendable { var name: String; var numbers: [Int] }
             let decoded = await self.run(TransferRequest(url: server.url(.json)), engine: engine,
                                              serializer: DecodableResponseSerializer<Document>()).0
-            #expect(try await decoded.responseValue(as: Document.self).numbers == [1, 2, 3])
+            #expect(try await bounded { try await decoded.responseValue(as: Document.self) }.numbers == [1, 2, 3])
 
             let text = await self.run(TransferRequest(url: server.url(.delay(1))), engine: engine,
                                           serializer: StringResponseSerializer()).0
-            #expect(try await text.responseValue(as: String.self) == "delayed\n")
+            #expect(try await bounded { try await text.responseValue(as: String.self) } == "delayed\n")
 
             let bytes = await self.run(TransferRequest(url: server.url(.bytes(1000))), engine: engine,
                                            serializer: HTTPResponseSerializer()).0
-            #expect(try await bytes.responseValue(as: Data?.self) == Data(TestServer.expectedBody(count: 1000)))
+            #expect(try await bounded { try await bytes.responseValue(as: Data?.self) } == Data(TestServer.expectedBody(count: 1000)))
 
             let xml = await self.run(TransferRequest(url: server.url(.xml)), engine: engine, serializer: XMLResponseSerializer()).0
-            let root = try await xml.responseValue(as: XMLElementNode.self)
+            let root = try await bounded { try await xml.responseValue(as: XMLElementNode.self) }
             #expect(root.elements(named: "item").map(\.text) == ["café", ""])
 
             let plist = await self.run(TransferRequest(url: server.url(.propertyList)), engine: engine,
                                            serializer: PropertyListResponseSerializer()).0
-            #expect(try await plist.responseValue(as: PropertyListValue.self)["name"]?.stringValue == "curlew")
+            #expect(try await bounded { try await plist.responseValue(as: PropertyListValue.self) }["name"]?.stringValue == "curlew")
 
             let compound = await self.run(TransferRequest(url: server.url(.xml)), engine: engine,
                                               serializer: CompoundResponseSerializer([JSONResponseSerializer(), XMLResponseSerializer()])).0
@@ -180,7 +180,7 @@ struct SerializationTests {
                 #expect(error.body == Data("404 Not Found\n".utf8))
                 #expect(error.url == request.url)
                 #expect(operation.response?.head.status.code == 404)
-                await #expect(throws: ResponseSerializationError.self) { try await operation.responseValue(as: JSONValue.self) }
+                await #expect(throws: ResponseSerializationError.self) { try await bounded { try await operation.responseValue(as: JSONValue.self) } }
             }
             // The default serializer still passes a 404 through as success, as before.
             let (passThrough, record) = await self.run(request, engine: engine, serializer: DataResponseSerializer())
@@ -195,7 +195,7 @@ struct SerializationTests {
             let request = TransferRequest(url: try testServer().url(.json), method: .head)
             let (operation, record) = await self.run(request, engine: engine, serializer: DecodableResponseSerializer<Empty>())
             #expect(record.successes == 1)
-            #expect(try await operation.responseValue(as: Empty.self) == Empty())
+            #expect(try await bounded { try await operation.responseValue(as: Empty.self) } == Empty())
         }
     }
 
@@ -207,8 +207,8 @@ struct SerializationTests {
             let toFile = TransferRequest(url: try testServer().url(.bytes(10)), destination: .file(destination))
             let (operation, _) = await self.run(toFile, engine: engine, serializer: DataResponseSerializer())
             #expect(operation.responseObject == nil, "a nil Data? is nil, not a boxed optional")
-            #expect(try await operation.responseValue(as: Data?.self) == nil)
-            await #expect(throws: ResponseValueTypeMismatch.self) { try await operation.responseValue(as: Int.self) }
+            #expect(try await bounded { try await operation.responseValue(as: Data?.self) } == nil)
+            await #expect(throws: ResponseValueTypeMismatch.self) { try await bounded { try await operation.responseValue(as: Int.self) } }
         }
     }
 }

@@ -112,10 +112,10 @@ struct StartAndQueueTests {
             let route = Route.bytes(3_000)
             let operation = RequestOperation(request: try request(route), engine: engine)
             OperationQueue().addOperation(operation)
-            let object = try await operation.responseObject()
+            let object = try await bounded { try await operation.responseObject() }
             #expect(object as? Data == Data(try #require(route.expectedBody)))
             // Once finished, it answers at once, as often as asked.
-            #expect(try await operation.responseObject() as? Data == object as? Data)
+            #expect(try await bounded { try await operation.responseObject() } as? Data == object as? Data)
         }
     }
 
@@ -130,7 +130,7 @@ struct StartAndQueueTests {
             let task = Task { try await running.responseObject() }
             #expect(await waitUntil { running.isExecuting })
             task.cancel()
-            await #expect(throws: TransferError.self) { try await task.value }
+            await #expect(throws: TransferError.self) { try await bounded { try await task.value } }
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
@@ -141,7 +141,7 @@ struct StartAndQueueTests {
             let idleTask = Task { try await idle.responseObject() }
             idleTask.cancel()
             do {
-                _ = try await idleTask.value
+                _ = try await bounded { try await idleTask.value }
                 Issue.record("awaiting a cancelled task returned")
             } catch let error as TransferError {
                 #expect(error.isCancellation(of: url))
@@ -160,7 +160,7 @@ struct StartAndQueueTests {
             fileRequest.destination = .file(destination)
             let operation = RequestOperation(request: fileRequest, engine: engine)
             operation.start()
-            let object = try await operation.responseObject()
+            let object = try await bounded { try await operation.responseObject() }
             #expect(object == nil, "the data serializer has no body in memory to pass on")
             #expect(operation.response?.fileURL == destination)
             #expect(try Data(contentsOf: destination) == Data(try #require(route.expectedBody)))
@@ -173,6 +173,6 @@ struct StartAndQueueTests {
         let operation = RequestOperation(request: try request(.bytes(42)))
         #expect(operation.engine === Curlew.defaultEngine)
         operation.start()
-        #expect(try await operation.responseObject() as? Data == Data(TestServer.expectedBody(count: 42)))
+        #expect(try await bounded { try await operation.responseObject() } as? Data == Data(TestServer.expectedBody(count: 42)))
     }
 }

@@ -8,17 +8,24 @@ typealias MachineTransition = Machine.Transition
 
 /// Every event the machine knows, with Foundation's readiness as a parameter of `start`.
 enum MachineEvent: Hashable, CaseIterable, CustomTestStringConvertible {
-    case startReady, startNotReady, cancel, pause, resume, transferCompleted, resultProcessed
+    case startReady, startNotReady, startPreparing, cancel, pause, resume, transferCompleted, resultProcessed
+    case retryScheduled, retryDue, retryDuePreparing, attemptPrepared, preparationFailed
 
     func apply(to machine: inout Machine) -> MachineTransition {
         switch self {
         case .startReady: return machine.start(isReady: true)
         case .startNotReady: return machine.start(isReady: false)
+        case .startPreparing: return machine.start(isReady: true, preparing: true)
         case .cancel: return machine.cancel()
         case .pause: return machine.pause()
         case .resume: return machine.resume()
         case .transferCompleted: return machine.transferCompleted(MachineEvent.outcome)
         case .resultProcessed: return machine.resultProcessed(MachineEvent.processed)
+        case .retryScheduled: return machine.retryScheduled(after: MachineEvent.wait)
+        case .retryDue: return machine.retryDue(preparing: false)
+        case .retryDuePreparing: return machine.retryDue(preparing: true)
+        case .attemptPrepared: return machine.attemptPrepared()
+        case .preparationFailed: return machine.preparationFailed(MachineEvent.preparationFailure)
         }
     }
 
@@ -27,6 +34,8 @@ enum MachineEvent: Hashable, CaseIterable, CustomTestStringConvertible {
     /// The payloads the data-carrying events bring.
     static let outcome = 7
     static let processed = "processed"
+    static let wait = Duration.milliseconds(250)
+    static let preparationFailure = "adapting failed"
 }
 
 /// A point of the machine's space: a state and the cancellation flag.
@@ -54,10 +63,14 @@ func expected(_ event: MachineEvent, from point: MachinePoint) -> ExpectedTransi
         .transition(MachinePoint(state: next, isCancelled: nextCancelled ?? cancelled), MachineTransition(action, posts: posts))
     }
     switch (event, state) {
-    case (.startReady, .ready), (.startNotReady, .ready):
+    case (.startReady, .ready), (.startNotReady, .ready), (.startPreparing, .ready):
         if cancelled { return to(.finished, .finish(.withCancellation(nil)), [.isFinished]) }
-        return event == .startReady ? to(.executing, .startTransfer, [.isExecuting]) : same
-    case (.startReady, _), (.startNotReady, _):
+        switch event {
+        case .startReady: return to(.executing, .startTransfer, [.isExecuting])
+        case .startPreparing: return to(.preparing, .prepareAttempt, [.isExecuting])
+        default: return same
+        }
+    case (.startReady, _), (.startNotReady, _), (.startPreparing, _):
         return same
 
     case (.cancel, .finished):
@@ -68,6 +81,8 @@ func expected(_ event: MachineEvent, from point: MachinePoint) -> ExpectedTransi
         return to(state, .markCancelled, [], cancelled: true)
     case (.cancel, .executing), (.cancel, .paused):
         return to(state, .cancelTransfer, [], cancelled: true)
+    case (.cancel, .preparing), (.cancel, .waiting):
+        return to(.finished, .cancelPendingAttempt, [.isExecuting, .isFinished], cancelled: true)
 
     case (.pause, .executing):
         return cancelled ? same : to(.paused, .pauseTransfer, [.isExecuting])
@@ -91,6 +106,28 @@ func expected(_ event: MachineEvent, from point: MachinePoint) -> ExpectedTransi
                   [.isExecuting, .isFinished])
     case (.resultProcessed, _):
         return .traps
+
+    case (.retryScheduled, .completing):
+        return cancelled ? same : to(.waiting, .waitForRetry(MachineEvent.wait), [])
+    case (.retryScheduled, _):
+        return same
+
+    case (.retryDue, .waiting):
+        return to(.executing, .startTransfer, [])
+    case (.retryDuePreparing, .waiting):
+        return to(.preparing, .prepareAttempt, [])
+    case (.retryDue, _), (.retryDuePreparing, _):
+        return same
+
+    case (.attemptPrepared, .preparing):
+        return to(.executing, .startTransfer, [])
+    case (.attemptPrepared, _):
+        return same
+
+    case (.preparationFailed, .preparing):
+        return to(.finished, .finish(.withResult(MachineEvent.preparationFailure)), [.isExecuting, .isFinished])
+    case (.preparationFailed, _):
+        return same
     }
 }
 
@@ -123,10 +160,11 @@ struct StateMachineTests {
         }
     }
 
-    @Test("the table covers 70 combinations, 14 of them impossible")
+    @Test("the table covers 182 combinations, 22 of them impossible")
     func coverage() {
         #expect(Self.possible.count + Self.impossible.count == MachineState.allCases.count * 2 * MachineEvent.allCases.count)
-        #expect(Self.impossible.count == 14)
+        #expect(Self.possible.count + Self.impossible.count == 182)
+        #expect(Self.impossible.count == 22)
     }
 
     /// The events that cannot happen trap rather than corrupt the state (each in a child process).
@@ -146,17 +184,18 @@ struct StateMachineTests {
     func getters() {
         for point in MachinePoint.all {
             let machine = point.machine
-            #expect(machine.isExecuting == (point.state == .executing || point.state == .completing))
+            #expect(machine.isExecuting == [.executing, .completing, .preparing, .waiting].contains(point.state))
             #expect(machine.isFinished == (point.state == .finished))
             #expect(machine.isPaused == (point.state == .paused))
         }
     }
 
-    /// Random lives driven like the real operation drives the machine: the transfer completes only
-    /// after it was started, exactly once, eventually when cancelled; the result is processed once.
+    /// Random lives driven like the real operation drives the machine: each attempt's transfer
+    /// completes only after it was started, exactly once, eventually when cancelled; its result is
+    /// processed or its retry scheduled, once; a retry's wait ends, an attempt's preparation ends.
     /// Checks: at most one finish and it is last; `isFinished` posted once, after `isExecuting` when
-    /// the operation executed, never by `cancel`, never before `start`; a cancel before the finish
-    /// always finishes with the cancellation; a transfer is created at most once.
+    /// the operation executed, never by a cancel of a running transfer, never before `start`; a
+    /// cancel before the finish always finishes with the cancellation; one transfer at a time.
     @Test("random sequences finish at most once, with posts in order", arguments: 0..<8)
     func randomSequences(_ seed: Int) {
         var random = SplitMix64(seed: UInt64(seed))
@@ -164,6 +203,7 @@ struct StateMachineTests {
             var machine = Machine()
             var transferStarted = false
             var transferCompleted = false
+            var transfersStarted = 0
             var processing = false
             var finishes: [Machine.Finish] = []
             var posts: [Machine.Key] = []
@@ -172,36 +212,55 @@ struct StateMachineTests {
             var executedEver = false
 
             for _ in 0..<random.next(upTo: 12) + 1 {
-                var candidates: [MachineEvent] = [.startReady, .startNotReady, .cancel, .pause, .resume]
+                var candidates: [MachineEvent] = [.startReady, .startNotReady, .startPreparing, .cancel, .pause, .resume]
                 if transferStarted && !transferCompleted { candidates.append(.transferCompleted) }
-                if processing { candidates.append(.resultProcessed) }
+                if processing { candidates += [.resultProcessed, .retryScheduled] }
+                if machine.state == .waiting { candidates += [.retryDue, .retryDuePreparing] }
+                if machine.state == .preparing { candidates += [.attemptPrepared, .preparationFailed] }
                 let event = candidates[random.next(upTo: candidates.count)]
                 let wasFinished = machine.isFinished
+                let before = machine.state
                 let transition = event.apply(to: &machine)
-                if event == .startReady || event == .startNotReady { started = true }
+                if [.startReady, .startNotReady, .startPreparing].contains(event) { started = true }
                 if event == .cancel && !wasFinished { cancelledBeforeFinish = true }
-                if event == .cancel { #expect(!transition.posts.contains(.isFinished), "cancel posted isFinished") }
+                if event == .cancel && before != .preparing && before != .waiting {
+                    #expect(!transition.posts.contains(.isFinished), "cancel posted isFinished with a transfer to wait for")
+                }
                 if wasFinished { #expect(transition == .none, "an event after finishing did something") }
                 if machine.isExecuting { executedEver = true }
                 posts += transition.posts
                 switch transition.action {
                 case .startTransfer:
-                    #expect(!transferStarted, "a second transfer")
+                    #expect(!transferStarted || transferCompleted, "a second transfer beside the first")
                     transferStarted = true
+                    transferCompleted = false
+                    transfersStarted += 1
                 case .processResult:
                     transferCompleted = true
                     processing = true
+                case .waitForRetry:
+                    #expect(processing)
+                    processing = false
                 case .finish(let finish):
                     processing = false
                     finishes.append(finish)
+                case .cancelPendingAttempt:
+                    finishes.append(.withCancellation(nil))
                 case .cancelTransfer, .pauseTransfer, .resumeTransfer:
-                    #expect(transferStarted, "\(transition.action) without a transfer")
-                case .none, .markCancelled:
+                    #expect(transferStarted && !transferCompleted, "\(transition.action) without a running transfer")
+                case .none, .markCancelled, .prepareAttempt:
                     break
                 }
                 if event == .transferCompleted { transferCompleted = true }
             }
-            // Drive to the end the way the world would: a started, cancelled transfer completes.
+            // Drive to the end the way the world would: a started, cancelled transfer completes; a
+            // preparation or a wait is cancelled.
+            if machine.state == .preparing || machine.state == .waiting {
+                let last = machine.cancel()
+                posts += last.posts
+                cancelledBeforeFinish = true
+                if case .cancelPendingAttempt = last.action { finishes.append(.withCancellation(nil)) }
+            }
             if transferStarted && !transferCompleted {
                 if !machine.isCancelled { posts += machine.cancel().posts; cancelledBeforeFinish = true }
                 posts += machine.transferCompleted(MachineEvent.outcome).posts
@@ -224,11 +283,12 @@ struct StateMachineTests {
                 case .withCancellation: #expect(cancelledBeforeFinish, "finished as cancelled without a cancel")
                 case .withResult(let result):
                     #expect(!cancelledBeforeFinish, "a cancel before the finish must win")
-                    #expect(result == MachineEvent.processed, "the processed result is the one delivered")
+                    #expect(result == MachineEvent.processed || result == MachineEvent.preparationFailure,
+                            "the processed result is the one delivered")
                 }
             } else {
                 #expect(!machine.isFinished)
-                #expect(!transferStarted, "a started transfer always finishes its operation")
+                #expect(transfersStarted == 0, "a started transfer always finishes its operation")
             }
         }
     }

@@ -9,7 +9,11 @@ import Testing
 /// operation finishes exactly once, every handler and completion block runs exactly once, a cancel
 /// before the finish always means the cancellation error, and the engine is left with nothing.
 ///
-/// The seed is random and printed; set `CURLEW_STRESS_SEED` to replay one.
+/// The seed is random and printed before anything runs; set `CURLEW_STRESS_SEED` to replay one:
+///
+/// ```sh
+/// CURLEW_STRESS_SEED=1234 Scripts/test.sh --filter StressTests
+/// ```
 @Suite("RequestOperation: stress")
 struct StressTests {
     static let operationCount = 5_000
@@ -58,6 +62,7 @@ struct StressTests {
           .serialized, arguments: BackendConfiguration.allCases)
     func stress(_ backend: BackendConfiguration) async throws {
         let seed = ProcessInfo.processInfo.environment["CURLEW_STRESS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0 ... .max)
+        print("stress[\(backend.rawValue)]: seed \(seed) (replay with CURLEW_STRESS_SEED=\(seed))")
         var random = SplitMix64(seed: seed)
         let server = try testServer()
         let plainURL = server.url(.bytes(64))
@@ -152,6 +157,12 @@ struct StressTests {
             }
             let elapsed = clock.now - started
             #expect(done, "not everything completed: \(counts.withLock { ($0.totalHandlers, $0.totalCompletionBlocks, $0.totalDidFinish) })")
+            // A barrier before counting: one more operation through the same queue, engine and
+            // callback queues, run to its end, so a late second call of any kind would be counted.
+            let barrier = RequestOperation(request: TransferRequest(url: plainURL), engine: engine)
+            let barrierProbe = OperationProbe(barrier)
+            queue.addOperation(barrier)
+            #expect(await barrierProbe.waitForEverything(), "the settling operation never finished")
 
             let diagnostics = await engine.diagnostics()
             #expect(diagnostics.liveTransfers == 0, "transfers left in the engine: \(diagnostics)")

@@ -446,7 +446,7 @@ struct RunLoopSchedulerTests {
     /// Process-wide facts other suites could disturb (they may start CF's socket thread, use
     /// `.shared`, or listen), checked in a child process (an exit test) that runs only these checks
     /// and prints one result line, which the parent asserts on.
-    @Test("Isolated: .shared is lazy, nothing listens, .epollSource starts no CFSocket thread")
+    @Test("Isolated: .shared is lazy, nothing listens, .epollSource starts no CFSocket thread or UDP socket")
     func isolatedProcessChecks() async throws {
         let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             print(await IsolatedCheck.run())
@@ -459,6 +459,12 @@ struct RunLoopSchedulerTests {
         #expect(result["cfsocket-threads-after-epoll"] == "0", "\(result)")
         // The control: the same detection sees the thread once a CFSocket is used.
         #expect(result["cfsocket-threads-after-cfsocket"] == "1", "\(result)")
+        // UDP: none with .epollSource. CF's socket manager wakes its select() thread through a pair
+        // of UDP sockets it connects to each other on 127.0.0.1 (kept for the life of the process);
+        // nothing else may appear, and nothing on any other address.
+        #expect(result["udp-sockets-after-epoll"] == "0", "\(result)")
+        #expect(result["udp-sockets-after-cfsocket"] == "2", "\(result)")
+        #expect(result["udp-not-loopback-connected"] == "0", "\(result)")
     }
 }
 
@@ -497,10 +503,20 @@ private enum IsolatedCheck {
         facts.append(("shared-threads-after-use", "\(count(NetworkThread.defaultName))"))
         facts.append(("listening-sockets", "\(listening().subtracting(inherited).count)"))
 
+        func udp() -> [ProcSelf.Listener] {
+            let ours = ProcSelf.socketInodes()
+            return ProcSelf.udpSockets().filter { ours.contains($0.inode) && !inheritedUDP.contains($0.inode) }
+        }
+        let inheritedUDP = Set(ProcSelf.udpSockets().map(\.inode))
+
         facts.append(("epoll-events", await self.exercise(.epollSource) ? "1" : "0"))
         facts.append(("cfsocket-threads-after-epoll", "\(cfSocketThreads())"))
+        facts.append(("udp-sockets-after-epoll", "\(udp().count)"))
         _ = await self.exercise(.cfSocket)
         facts.append(("cfsocket-threads-after-cfsocket", "\(cfSocketThreads())"))
+        let cfUDP = udp()
+        facts.append(("udp-sockets-after-cfsocket", "\(cfUDP.count)"))
+        facts.append(("udp-not-loopback-connected", "\(cfUDP.filter { !$0.isLoopbackConnected }.count)"))
         return self.marker + " " + facts.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
     }
 
@@ -544,7 +560,14 @@ private enum ProcSelf {
             guard let address = self.local.split(separator: ":").first else { return false }
             return address.allSatisfy { $0 == "0" }
         }
+        /// The remote address, for a connected socket (hex address:port).
+        var remote: String = ""
         var description: String { "inode \(self.inode) at \(self.local)" }
+
+        /// Bound to 127.0.0.1 and connected to 127.0.0.1 (`/proc/net/udp` prints it `0100007F`).
+        var isLoopbackConnected: Bool {
+            self.local.hasPrefix("0100007F:") && self.remote.hasPrefix("0100007F:") && !self.remote.hasSuffix(":0000")
+        }
     }
 
     /// Where `/proc/self/fd/<descriptor>` points, e.g. `socket:[123]` or `anon_inode:[eventfd]`.
@@ -577,6 +600,20 @@ private enum ProcSelf {
             }
         }
         return listeners
+    }
+
+    /// Every UDP socket in this network namespace, IPv4 and IPv6.
+    static func udpSockets() -> [Listener] {
+        var sockets: [Listener] = []
+        for path in ["/proc/net/udp", "/proc/net/udp6"] {
+            guard let table = ProcessInspector.readProcFile(path) else { continue }
+            for row in table.split(separator: "\n").dropFirst() {
+                let fields = row.split(separator: " ")
+                guard fields.count > 9, let inode = UInt64(fields[9]) else { continue }
+                sockets.append(Listener(inode: inode, local: String(fields[1]), remote: String(fields[2])))
+            }
+        }
+        return sockets
     }
 
     /// The device and inode behind `descriptor`, or `nil` if it is closed: tells "closed, or now

@@ -562,6 +562,51 @@ struct SchedulerConformanceTests {
         }
         #expect(probe.isReleased, "the handler is still referenced after shutdown completed")
     }
+
+    // MARK: Lifetime
+
+    /// A scheduler holds nothing that keeps it alive once shut down: the test's reference is the
+    /// last. (`RunLoopScheduler` lives on a network thread that outlives it; the thread holds only
+    /// its CF sources and timer, never the scheduler.)
+    @Test("the scheduler is freed after shutdown", arguments: BackendConfiguration.allCases)
+    func schedulerFreedAfterShutdown(_ backend: BackendConfiguration) async throws {
+        let pair = try SocketPair(localAtOrAbove: descriptorBase)
+        defer { pair.closePeer() }
+        let released = try await Self.runAndDrop(backend, shutdown: true, watching: pair.local)
+        #expect(await waitUntil { released.isReleased })
+        #expect(!ProcessInspector.isOpen(pair.local))
+    }
+
+    /// Dropped while it still watches a socket (armed for reading, parked for writing) and holds an
+    /// armed timer: the scheduler is freed, and what it held is taken down on its context, closing
+    /// the socket.
+    @Test("a scheduler dropped without shutdown still closes its descriptors", arguments: BackendConfiguration.allCases)
+    func droppedWithoutShutdown(_ backend: BackendConfiguration) async throws {
+        let pair = try SocketPair(localAtOrAbove: descriptorBase)
+        defer { pair.closePeer() }
+        let released = try await Self.runAndDrop(backend, shutdown: false, watching: pair.local)
+        #expect(await waitUntil { released.isReleased })
+        #expect(await waitUntil { !ProcessInspector.isOpen(pair.local) })
+    }
+
+    /// Creates a scheduler that watches `socket` (armed for reading, and parked for writing),
+    /// optionally shuts it down, and drops it; returns a weak reference to it.
+    private static func runAndDrop(
+        _ backend: BackendConfiguration, shutdown: Bool, watching socket: Int32
+    ) async throws -> WeakReference {
+        let scheduler = backend.makeScheduler()
+        let probe = RecordingEventHandler(scheduler: scheduler)
+        scheduler.bind(probe)
+        _ = await scheduler.runOnContext {
+            scheduler.setInterest([.read, .write], for: socket)
+            scheduler.setInterest(.read, for: socket)
+            scheduler.setTimer(.after(milliseconds: 3_600_000))
+        }
+        if shutdown {
+            #expect(await scheduler.shutdownAndWait())
+        }
+        return WeakReference(scheduler)
+    }
 }
 
 // MARK: - DispatchScheduler only
@@ -635,40 +680,6 @@ struct DispatchSchedulerSpecificTests {
         #expect(await scheduler.shutdownAndWait())
     }
 
-    @Test("the scheduler is freed after shutdown")
-    func schedulerFreedAfterShutdown() async throws {
-        let pair = try SocketPair(localAtOrAbove: self.base)
-        defer { pair.closePeer() }
-        let released = try await Self.runAndDrop(shutdown: true, watching: pair.local)
-        #expect(await waitUntil { released.isReleased })
-        #expect(!ProcessInspector.isOpen(pair.local))
-    }
-
-    @Test("a scheduler dropped without shutdown still closes its descriptors")
-    func droppedWithoutShutdown() async throws {
-        let pair = try SocketPair(localAtOrAbove: self.base)
-        defer { pair.closePeer() }
-        let released = try await Self.runAndDrop(shutdown: false, watching: pair.local)
-        #expect(await waitUntil { released.isReleased })
-        #expect(await waitUntil { !ProcessInspector.isOpen(pair.local) })
-    }
-
-    /// Creates a scheduler that watches `socket` (armed for reading, and parked for writing),
-    /// optionally shuts it down, and drops it; returns a weak reference to it.
-    private static func runAndDrop(shutdown: Bool, watching socket: Int32) async throws -> WeakReference<DispatchScheduler> {
-        let scheduler = DispatchScheduler()
-        let probe = RecordingEventHandler(scheduler: scheduler)
-        scheduler.bind(probe)
-        _ = await scheduler.runOnContext {
-            scheduler.setInterest([.read, .write], for: socket)
-            scheduler.setInterest(.read, for: socket)
-            scheduler.setTimer(.after(milliseconds: 3_600_000))
-        }
-        if shutdown {
-            #expect(await scheduler.shutdownAndWait())
-        }
-        return WeakReference(scheduler)
-    }
 }
 
 // MARK: - Helpers
@@ -730,7 +741,7 @@ private struct Harness: Sendable {
 
 /// A probe bound to a scheduler that the test holds only weakly, to see the scheduler release it.
 private struct WeakProbe: Sendable {
-    private let reference: WeakReference<RecordingEventHandler>
+    private let reference: WeakReference
 
     init(bindingTo scheduler: any TransferScheduler) {
         let probe = RecordingEventHandler(scheduler: scheduler)
@@ -742,18 +753,17 @@ private struct WeakProbe: Sendable {
 }
 
 /// A weak reference that can cross threads.
-private final class WeakReference<Object: AnyObject & Sendable>: Sendable {
+private final class WeakReference: Sendable {
     private let box: Locked<WeakBox>
 
     private struct WeakBox: @unchecked Sendable {
         // @unchecked Sendable: only a weak pointer to a Sendable object, read and written under `box`'s lock.
-        weak var object: Object?
+        weak var object: AnyObject?
     }
 
-    init(_ object: Object) {
+    init(_ object: some AnyObject & Sendable) {
         self.box = Locked(WeakBox(object: object))
     }
 
-    var object: Object? { self.box.value.object }
-    var isReleased: Bool { self.object == nil }
+    var isReleased: Bool { self.box.value.object == nil }
 }

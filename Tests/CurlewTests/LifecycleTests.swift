@@ -37,7 +37,9 @@ struct LifecycleTests {
     @Test("a task handle pauses, resumes and delivers the whole body; cancel makes value throw", arguments: BackendConfiguration.allCases)
     func taskHandle(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
-            let route = Route.entity(bytes: 300_000, dripChunkSize: 30_000, dripIntervalMilliseconds: 20)
+            // Dripped over 3 s, so the operation is still executing when the test sees it start, however
+            // loaded the machine (a 200 ms drip finished unseen twice under load).
+            let route = Route.entity(bytes: 300_000, dripChunkSize: 100_000, dripIntervalMilliseconds: 1_500)
             let task = api.dataTask(.get, route.path, as: Data.self)
             let operation = try #require(task.operation)
             #expect(await waitUntil { operation.isExecuting })

@@ -6,7 +6,7 @@ internal import CCurl
 @Suite("Error mapping")
 struct TransferErrorTests {
     @Test("curl codes map onto URLError-style codes", arguments: [
-        (CURLE_UNSUPPORTED_PROTOCOL, TransferError.Code.unsupportedURL),
+        (CURLE_UNSUPPORTED_PROTOCOL, TransferError.Code.badServerResponse),
         (CURLE_URL_MALFORMAT, .badURL),
         (CURLE_COULDNT_RESOLVE_HOST, .cannotFindHost),
         (CURLE_COULDNT_CONNECT, .cannotConnectToHost),
@@ -41,7 +41,7 @@ struct TransferErrorTests {
         (CURLE_PEER_FAILED_VERIFICATION, TransferError.Code.serverCertificateUntrusted),
         (CURLE_GOT_NOTHING, .badServerResponse),
         (CURLE_WEIRD_SERVER_REPLY, .badServerResponse),
-        (CURLE_UNSUPPORTED_PROTOCOL, .unsupportedURL),
+        (CURLE_UNSUPPORTED_PROTOCOL, .badServerResponse),
     ])
     func staleErrnoIgnored(_ curlCode: CURLcode, _ code: TransferError.Code) {
         let error = TransferError(curlCode: curlCode, message: nil, osErrno: ECONNREFUSED, url: nil)
@@ -53,6 +53,35 @@ struct TransferErrorTests {
         let error = TransferError(curlCode: CURLE_RECV_ERROR, message: "x", osErrno: ECONNRESET, url: nil)
         #expect(error.code == .networkConnectionLost)
         #expect(error.osErrno == ECONNRESET)
+    }
+
+    /// curl 1 arises only from a response: Curlew checks every scheme itself, redirects included.
+    @Test func unsupportedHTTPVersionIsABadServerResponse() {
+        let error = TransferError(curlCode: CURLE_UNSUPPORTED_PROTOCOL, message: "Unsupported HTTP version in response",
+                                  osErrno: nil, url: nil)
+        #expect(error.code == .badServerResponse)
+    }
+
+    /// curl 7.88 refuses a header line over 100 KiB with 27, "Out of memory": the server's fault.
+    @Test func outOfMemoryWhileReadingTheHeadIsAHeadTooLarge() {
+        #expect(TransferError(curlCode: CURLE_OUT_OF_MEMORY, message: "Out of memory", osErrno: nil, url: nil,
+                              awaitingHead: true).code == .responseHeadTooLarge)
+        #expect(TransferError(curlCode: CURLcode(rawValue: 100), message: "too large", osErrno: nil, url: nil,
+                              awaitingHead: true).code == .responseHeadTooLarge)
+        #expect(TransferError(curlCode: CURLE_OUT_OF_MEMORY, message: "Out of memory", osErrno: nil, url: nil,
+                              awaitingHead: false).code == .unknown)
+    }
+
+    /// Bad chunked framing is a receive error without an errno, and a bad server response.
+    @Test func invalidChunkedFramingIsABadServerResponse() {
+        let chunk = TransferError(curlCode: CURLE_RECV_ERROR,
+                                  message: "Illegal or missing hexadecimal sequence in chunked-encoding", osErrno: 0, url: nil)
+        #expect(chunk.code == .badServerResponse)
+        let reset = TransferError(curlCode: CURLE_RECV_ERROR, message: "Recv failure: Connection reset by peer",
+                                  osErrno: ECONNRESET, url: nil)
+        #expect(reset.code == .networkConnectionLost)
+        let tlsEOF = TransferError(curlCode: CURLE_RECV_ERROR, message: "OpenSSL SSL_read: unexpected eof", osErrno: 0, url: nil)
+        #expect(tlsEOF.code == .networkConnectionLost)
     }
 
     @Test func connectThatTimedOutIsTimedOut() {

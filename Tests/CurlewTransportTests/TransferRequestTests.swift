@@ -88,3 +88,67 @@ struct HTTPRequestValidationTests {
         #expect(target.string == "http://127.0.0.1:8080/")
     }
 }
+
+@Suite("Request validation: ports, credentials, header values")
+struct RequestConsistencyTests {
+    @Test("ports outside 1...65535 are a bad URL up front", arguments: ["http://a.test:0/", "http://a.test:65536/", "http://a.test:70000/"])
+    func portsFromStrings(_ url: String) {
+        let error = #expect(throws: TransferError.self) { try TransferRequest(method: "GET", url: url) }
+        #expect(error?.code == .badURL)
+    }
+
+    @Test("an HTTPRequest's authority with a port outside 1...65535 is a bad URL",
+          arguments: ["a.test:0", "a.test:65536", "a.test:99999999", "a.test:8x", "[::1]:70000", "a.test:80:80"])
+    func portsInAuthorities(_ authority: String) {
+        let head = HTTPRequest(method: .get, scheme: "http", authority: authority, path: "/")
+        #expect(throws: TransferError.self) { try RequestTarget(validating: head) }
+    }
+
+    @Test("valid ports and authorities pass", arguments: ["a.test", "a.test:1", "a.test:65535", "[::1]", "[::1]:8080", "a.test:"])
+    func validAuthorities(_ authority: String) throws {
+        let head = HTTPRequest(method: .get, scheme: "http", authority: authority, path: "/")
+        #expect(try RequestTarget(validating: head).authority == authority)
+    }
+
+    @Test func credentialsInAURLBecomeBasicAuthorization() throws {
+        let fromURL = TransferRequest(url: try #require(URL(string: "http://us%40er:p%3Ass@a.test/x")))
+        #expect(fromURL.head.headerFields[.authorization] == "Basic " + Data("us@er:p:ss".utf8).base64EncodedString())
+        #expect(fromURL.head.authority == "a.test")
+        let fromString = try TransferRequest(method: "GET", url: "http://user:secret@a.test/x")
+        #expect(fromString.head.headerFields[.authorization] == "Basic " + Data("user:secret".utf8).base64EncodedString())
+        #expect(fromString.head.authority == "a.test")
+        #expect(fromString.url?.absoluteString == "http://a.test/x")
+        // The request's own Authorization wins.
+        let own = try TransferRequest(method: "GET", url: "http://user:secret@a.test/", headers: [("Authorization", "Bearer t")])
+        #expect(own.head.headerFields[.authorization] == "Bearer t")
+    }
+
+    @Test func credentialsInAnAuthorityAreRefused() {
+        let head = HTTPRequest(method: .get, scheme: "http", authority: "user:pass@a.test", path: "/")
+        let error = #expect(throws: TransferError.self) { try RequestTarget(validating: head) }
+        #expect(error?.code == .badURL)
+    }
+
+    @Test func aURLWithoutSchemeMakesARequestThatFailsInsteadOfTrapping() throws {
+        let request = TransferRequest(url: try #require(URL(string: "/relative")))
+        let error = #expect(throws: TransferError.self) { try RequestTarget(validating: request.head) }
+        #expect(error?.code == .badURL)
+    }
+
+    /// Both ways of setting a header keep CR, LF and NUL off the wire: the string API refuses them,
+    /// HTTPFields (swift-http-types) turns them into spaces.
+    @Test("header values: refused by the string API, made spaces by HTTPFields", arguments: ["a\r\nX-Injected: 1", "a\u{0}b"])
+    func headerValuesAgree(_ value: String) throws {
+        var request = TransferRequest(url: try #require(URL(string: "http://a.test/")))
+        let name = try #require(HTTPField.Name("X-Value"))
+        let error = #expect(throws: TransferError.self) { try request.setHeaderField("X-Value", value: value) }
+        #expect(error?.code == .invalidRequest)
+        #expect(request.head.headerFields[name] == nil)
+        request.head.headerFields[name] = value
+        let sent = try #require(request.head.headerFields[name])
+        let smuggles = sent.utf8.contains { (byte: UInt8) -> Bool in byte == 0x0D || byte == 0x0A || byte == 0 }
+        #expect(!smuggles)
+        try request.setHeaderField("X-Value", value: "fine")
+        #expect(request.head.headerFields[name] == "fine")
+    }
+}

@@ -77,6 +77,35 @@ struct TestServerTests {
         await server.shutdownGracefully()
     }
 
+    @Test("a tagged request is recorded: its Range and If-Range, the status answered, whether the client stayed")
+    func taggedRequests() async throws {
+        let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
+        let port = server.port
+        let path = Route.entity(bytes: 1000).path
+        let tag = TestServer.tagHeaderName
+        let statuses = try await onThreadOfItsOwn { () -> [Int] in
+            let connection = try RawConnection(port: port)
+            let ranged = try connection.send(
+                "GET \(path) HTTP/1.1\r\nHost: x\r\nRange: bytes=100-\r\nIf-Range: \"v1\"\r\n\(tag): ranged\r\n\r\n")
+            let untagged = try connection.send("GET /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            return [ranged.status, untagged.status]
+        }
+        #expect(statuses == [206, 200])
+        #expect(server.requests(tagged: "ranged") == [
+            TaggedRequest(method: "GET", target: path, range: "bytes=100-", ifRange: "\"v1\"", status: 206, outcome: .answered),
+        ])
+
+        // A client that closes its connection while the answer is delayed has abandoned it.
+        try await onThreadOfItsOwn {
+            try RawConnection(port: port).sendWithoutReading("GET /delay/120000 HTTP/1.1\r\nHost: x\r\n\(tag): left\r\n\r\n")
+        }
+        #expect(await waitUntil { server.requests(tagged: "left").first?.outcome == .abandoned })
+        #expect(server.requests(tagged: "left").count == 1)
+        #expect(server.requests(tagged: "left").first?.status == nil, "no head was written")
+        #expect(server.requests(tagged: "nobody").isEmpty)
+        await server.shutdownGracefully()
+    }
+
     @Test("echo counts and hashes the uploaded body")
     func echo() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
@@ -180,7 +209,8 @@ private final class RawConnection {
         close(self.descriptor)
     }
 
-    func send(_ head: String, body: [UInt8] = []) throws -> Response {
+    /// Sends a request without reading the response.
+    func sendWithoutReading(_ head: String, body: [UInt8] = []) throws {
         let bytes = Array(head.utf8) + body
         var sent = 0
         while sent < bytes.count {
@@ -188,6 +218,10 @@ private final class RawConnection {
             guard count > 0 else { throw Failure(description: "write: \(errno)") }
             sent += count
         }
+    }
+
+    func send(_ head: String, body: [UInt8] = []) throws -> Response {
+        try self.sendWithoutReading(head, body: body)
         let separator = Array("\r\n\r\n".utf8)
         var headEnd: Int?
         while headEnd == nil {

@@ -1,0 +1,171 @@
+import Curlew
+import CurlewTestServer
+import CurlewTestSupport
+import Foundation
+import Testing
+
+/// Retries and interceptors on `RequestOperation`: each attempt a new transfer, the operation
+/// executing throughout, one finish; a cancel while the request is adapted or during a backoff wait
+/// finishes it at once; interceptors never run on the network context.
+@Suite("RequestOperation: retries and interceptors")
+struct OperationRetryTests {
+    static let quick = RetryPolicy(maximumAttempts: 4, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
+
+    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
+        "op-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
+    }
+
+    @Test("a 503 twice, then success: one finish, three attempts", arguments: BackendConfiguration.allCases)
+    func retriesUntilSuccess(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let key = Self.key("503", backend)
+        try await withEngine(backend) { engine in
+            let operation = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 2))), engine: engine)
+            operation.retryPolicy = Self.quick
+            let probe = OperationProbe(operation)
+            operation.start()
+            let record = await probe.expectFinishedOnce()
+            #expect(record.successes == 1)
+            #expect(operation.attemptCount == 3)
+            #expect(operation.response?.head.status == .ok)
+            #expect(operation.response?.metrics.retryCount == 2)
+            #expect(server.requests(forKey: key) == 3)
+            #expect(record.notifications.filter { $0 == RequestOperation.didStartNotification }.count == 1)
+        }
+    }
+
+    @Test("cancelling during the backoff wait finishes at once, once", arguments: BackendConfiguration.allCases)
+    func cancelDuringWait(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let key = Self.key("wait", backend)
+        try await withEngine(backend) { engine in
+            let request = TransferRequest(url: server.url(.flaky(key: key, failures: 1, status: 503, retryAfter: "30")))
+            let operation = RequestOperation(request: request, engine: engine)
+            operation.retryPolicy = .default
+            let probe = OperationProbe(operation)
+            operation.start()
+            #expect(await waitUntil { operation.isWaitingForRetry })
+            #expect(server.requests(forKey: key) == 1 && operation.attemptCount == 1)
+            let cancelled = ContinuousClock.now
+            operation.cancel()
+            await probe.expectFinishedOnce()
+            #expect(ContinuousClock.now - cancelled < .seconds(10), "the cancel waited for the backoff")
+            #expect(probe.cancellation != nil, "\(String(describing: probe.record.value.error))")
+            #expect(operation.isFinished && operation.isCancelled)
+            #expect(await holdsThroughout(.milliseconds(200)) { server.requests(forKey: key) == 1 })
+        }
+    }
+
+    @Test("a retried file body is read again from its start", arguments: BackendConfiguration.allCases)
+    func streamedBodyReopened(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let key = Self.key("body", backend)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-op-retry-\(UUID().uuidString)")
+        let bytes = Data(TestServer.expectedBody(count: 300_000, offset: 5))
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withEngine(backend) { engine in
+            let request = TransferRequest(url: server.url(.flaky(key: key, failures: 2)), method: .put, body: .file(file))
+            let operation = RequestOperation(request: request, engine: engine)
+            operation.retryPolicy = Self.quick
+            let probe = OperationProbe(operation)
+            operation.start()
+            let record = await probe.expectFinishedOnce()
+            #expect(record.successes == 1)
+            let echo = try JSONDecoder().decode(EchoReply.self, from: try #require(operation.responseData))
+            #expect(echo.bodyLength == bytes.count)
+            #expect(echo.bodyChecksum == FNV1a64.hex(TestServer.checksum(bytes)))
+            #expect(server.requests(forKey: key) == 3)
+            #expect(operation.response?.metrics.retryCount == 2)
+        }
+    }
+
+    /// Refreshes the token once on a 401; records whether it ever ran on the network context.
+    final class BearerInterceptor: RequestInterceptor {
+        let token = Locked("stale")
+        let ranOnContext = Locked(false)
+        let adapted = Locked(0)
+        let scheduler: any TransferScheduler
+
+        init(scheduler: any TransferScheduler) { self.scheduler = scheduler }
+
+        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest {
+            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
+            self.adapted.withLock { $0 += 1 }
+            var request = request
+            try request.setHeaderField("Authorization", value: "Bearer \(self.token.value)")
+            return request
+        }
+
+        func retry(_ request: TransferRequest, after outcome: Result<TransferResponse, TransferError>, attempt: Int) async
+            -> RetryDecision
+        {
+            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
+            guard case .success(let response) = outcome, response.head.status == .unauthorized, attempt == 1 else {
+                return .doNotRetry
+            }
+            self.token.set("fresh")
+            return .retry(after: .zero)
+        }
+    }
+
+    @Test("an interceptor refreshes a bearer token once on 401", arguments: BackendConfiguration.allCases)
+    func refreshesTokenOn401(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        try await withEngine(backend) { engine in
+            let interceptor = BearerInterceptor(scheduler: engine.scheduler)
+            let operation = RequestOperation(request: TransferRequest(url: server.url(.bearer(token: "fresh"))), engine: engine)
+            operation.interceptor = interceptor
+            let probe = OperationProbe(operation)
+            operation.start()
+            let record = await probe.expectFinishedOnce()
+            #expect(record.successes == 1)
+            #expect(operation.response?.head.status == .ok)
+            #expect(operation.responseData == Data("authorized\n".utf8))
+            #expect(operation.attemptCount == 2)
+            #expect(interceptor.adapted.value == 2)
+            #expect(!interceptor.ranOnContext.value, "an interceptor ran on the network context")
+        }
+    }
+
+    struct FailingAdapter: RequestInterceptor {
+        struct Refused: Error {}
+        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest { throw Refused() }
+    }
+
+    /// Waits until cancelled (then throws): an adapter that takes for ever.
+    struct StuckAdapter: RequestInterceptor {
+        let entered: Locked<Bool>
+        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest {
+            self.entered.set(true)
+            while !Task.isCancelled { try await Task.sleep(for: .milliseconds(5)) }
+            throw CancellationError()
+        }
+    }
+
+    @Test("an adapter that throws fails the operation once; one that hangs is cancelled at once",
+          arguments: BackendConfiguration.allCases)
+    func adapterFailures(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        try await withEngine(backend) { engine in
+            let failing = RequestOperation(request: TransferRequest(url: server.url(.bytes(10))), engine: engine)
+            failing.interceptor = FailingAdapter()
+            let failingProbe = OperationProbe(failing)
+            failing.start()
+            let record = await failingProbe.expectFinishedOnce()
+            #expect(record.error is FailingAdapter.Refused)
+            #expect(failing.attemptCount == 0)
+
+            let entered = Locked(false)
+            let stuck = RequestOperation(request: TransferRequest(url: server.url(.bytes(10))), engine: engine)
+            stuck.interceptor = StuckAdapter(entered: entered)
+            let stuckProbe = OperationProbe(stuck)
+            stuck.start()
+            #expect(await waitUntil { entered.value })
+            stuck.cancel()
+            await stuckProbe.expectFinishedOnce()
+            #expect(stuckProbe.cancellation != nil)
+            #expect(stuck.attemptCount == 0)
+        }
+    }
+}
