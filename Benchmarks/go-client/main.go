@@ -31,10 +31,10 @@ const idleSettle = 250 * time.Millisecond // BenchOptions.idleSettleSeconds
 const maximumWarmup = 5 * time.Second     // BenchOptions.maximumWarmupSeconds
 
 type options struct {
-	client, url, scenario, caFile string
-	concurrency, requests, warmup int
-	duration                      time.Duration
-	bodyBytes                     int
+	client, url, scenario, caFile              string
+	concurrency, connections, requests, warmup int
+	duration                                   time.Duration
+	bodyBytes                                  int
 }
 
 type percentiles struct {
@@ -66,13 +66,13 @@ type result struct {
 
 func usage(format string, arguments ...any) {
 	fmt.Fprintf(os.Stderr, format+"\nusage: --client NAME --url URL --scenario get|post|h2|idle|lateness|batch "+
-		"--concurrency C [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]\n", arguments...)
+		"--concurrency C [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]\n", arguments...)
 	os.Exit(2)
 }
 
 func parse(arguments []string) options {
 	values := map[string]string{}
-	known := map[string]bool{"--client": true, "--url": true, "--scenario": true, "--concurrency": true, "--requests": true,
+	known := map[string]bool{"--client": true, "--url": true, "--scenario": true, "--concurrency": true, "--connections": true, "--requests": true,
 		"--duration-seconds": true, "--warmup-requests": true, "--body-bytes": true, "--ca-file": true}
 	for index := 0; index < len(arguments); index += 2 {
 		if !known[arguments[index]] {
@@ -108,6 +108,10 @@ func parse(arguments []string) options {
 		usage("missing --concurrency")
 	}
 	o.concurrency = concurrency
+	o.connections = concurrency
+	if connections, ok := integer("--connections", 1); ok {
+		o.connections = connections
+	}
 	o.requests, _ = integer("--requests", 1)
 	if text, ok := values["--duration-seconds"]; ok {
 		seconds, err := strconv.ParseFloat(text, 64)
@@ -180,14 +184,19 @@ func summarize(samples []float64) percentiles {
 
 func main() {
 	o := parse(os.Args[1:])
-	note := fmt.Sprintf("Go %s net/http: one http.Client, MaxIdleConnsPerHost = C, C goroutines each with one request in flight",
+	note := fmt.Sprintf("Go %s net/http: one http.Client, MaxIdleConnsPerHost = --connections (default C; below C also MaxConnsPerHost), C goroutines each with one request in flight",
 		runtime.Version())
 	if o.scenario == "batch" {
 		emit(result{Client: o.client, Scenario: o.scenario, Concurrency: o.concurrency, MaxRSSKiB: rusage().maxRSSKiB,
 			Note: "unsupported: batches are a Curlew feature"})
 		return
 	}
-	transport := &http.Transport{MaxIdleConnsPerHost: o.concurrency, MaxConnsPerHost: 0, ForceAttemptHTTP2: true,
+	// No MaxConnsPerHost where C goroutines cannot exceed it anyway (its bookkeeping costs a little).
+	maxConns := 0
+	if o.connections < o.concurrency {
+		maxConns = o.connections
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: o.connections, MaxConnsPerHost: maxConns, ForceAttemptHTTP2: true,
 		DisableCompression: true}
 	if o.caFile != "" {
 		pem, err := os.ReadFile(o.caFile)
@@ -283,7 +292,7 @@ func main() {
 		emit(result{Client: o.client, Scenario: o.scenario, Concurrency: o.concurrency,
 			CPUUserMicros: end.user - startUsage.user, CPUSystemMicros: end.system - startUsage.system,
 			ElapsedSeconds: time.Since(start).Seconds(), MaxRSSKiB: end.maxRSSKiB, ThreadsPeak: threadsPeak,
-			VoluntaryContextSwitches: end.voluntary - startUsage.voluntary,
+			VoluntaryContextSwitches:   end.voluntary - startUsage.voluntary,
 			InvoluntaryContextSwitches: end.involuntary - startUsage.involuntary, Note: note})
 		return
 	}

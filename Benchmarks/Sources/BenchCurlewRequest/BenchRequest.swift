@@ -31,11 +31,11 @@ public enum BenchRequest {
         return request
     }
 
-    /// The engine configuration of every Curlew client: as many connections to the host as
-    /// transfers in flight; everything else is the default (HTTP/2 multiplexing on).
+    /// The engine configuration of every Curlew client: `--connections` to the host (by default
+    /// as many as transfers in flight); everything else is the default (HTTP/2 multiplexing on).
     public static func engineConfiguration(_ options: BenchOptions) -> TransferEngine.Configuration {
         var configuration = TransferEngine.Configuration()
-        configuration.maximumConnectionsPerHost = options.concurrency
+        configuration.maximumConnectionsPerHost = options.connections
         return configuration
     }
 }

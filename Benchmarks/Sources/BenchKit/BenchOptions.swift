@@ -2,7 +2,7 @@
 ///
 /// ```
 /// <binary> --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C
-///          [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
+///          [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
 /// ```
 ///
 /// The measured phase ends after `N` completions or `S` seconds, whichever comes first. Without
@@ -18,6 +18,9 @@ public struct BenchOptions: Sendable, Hashable {
     public var scenario: Scenario
     /// `--concurrency`: transfers kept in flight.
     public var concurrency: Int
+    /// `--connections`: the most connections a client opens to the server (its per-host limit);
+    /// beyond it transfers wait in the client. Defaults to the concurrency.
+    public var connections: Int
     /// `--requests`: completions in the measured phase; `nil` when only a duration bounds it.
     public var requests: Int?
     /// `--duration-seconds`: the longest measured phase; `nil` when only a count bounds it.
@@ -40,18 +43,20 @@ public struct BenchOptions: Sendable, Hashable {
     /// The usage line printed with every argument error.
     public static let usage = """
         usage: --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C \
-        [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
+        [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
         """
 
     /// Creates options directly (tests, and clients that run a sub-load).
     public init(
         client: String, url: String, scenario: Scenario, concurrency: Int, requests: Int?,
-        durationSeconds: Double?, warmupRequests: Int, bodyBytes: Int = 1024, caFile: String? = nil
+        durationSeconds: Double?, warmupRequests: Int, bodyBytes: Int = 1024, caFile: String? = nil,
+        connections: Int? = nil
     ) {
         self.client = client
         self.url = url
         self.scenario = scenario
         self.concurrency = concurrency
+        self.connections = connections ?? concurrency
         self.requests = requests
         self.durationSeconds = durationSeconds
         self.warmupRequests = warmupRequests
@@ -67,7 +72,7 @@ public struct BenchOptions: Sendable, Hashable {
         var values: [String: String] = [:]
         var index = 0
         let known: Set = [
-            "--client", "--url", "--scenario", "--concurrency", "--requests", "--duration-seconds",
+            "--client", "--url", "--scenario", "--concurrency", "--connections", "--requests", "--duration-seconds",
             "--warmup-requests", "--body-bytes", "--ca-file",
         ]
         while index < arguments.count {
@@ -99,6 +104,7 @@ public struct BenchOptions: Sendable, Hashable {
         guard let concurrency = try integer("--concurrency", minimum: 1) else {
             throw UsageError("missing --concurrency\n\(Self.usage)")
         }
+        let connections = try integer("--connections", minimum: 1)
         var requests = try integer("--requests", minimum: 1)
         var duration: Double?
         if let text = values["--duration-seconds"] {
@@ -115,6 +121,7 @@ public struct BenchOptions: Sendable, Hashable {
         let bodyBytes = try integer("--body-bytes", minimum: 0) ?? 1024
         return BenchOptions(
             client: client, url: url, scenario: scenario, concurrency: concurrency, requests: requests,
-            durationSeconds: duration, warmupRequests: warmup, bodyBytes: bodyBytes, caFile: values["--ca-file"])
+            durationSeconds: duration, warmupRequests: warmup, bodyBytes: bodyBytes, caFile: values["--ca-file"],
+            connections: connections)
     }
 }

@@ -41,7 +41,7 @@ final class AsyncHTTPClientClient: LoadClient {
 
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: options.connections)
         configuration.httpVersion = .automatic
         if let caFile = options.caFile {
             var tls = TLSConfiguration.makeClientConfiguration()

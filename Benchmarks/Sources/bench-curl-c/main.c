@@ -53,6 +53,7 @@ struct options {
     const char *url;
     enum scenario scenario;
     long concurrency;
+    long connections; /* per host; the concurrency unless --connections */
     long requests;    /* -1: bounded by the duration only */
     double duration;  /* seconds; < 0: bounded by the request count only */
     long warmup;
@@ -66,7 +67,8 @@ static void usage_error(const char *format, ...) {
     fputs("error: ", stderr);
     vfprintf(stderr, format, arguments);
     fputs("\nusage: --client NAME --url URL --scenario get|post|h2|idle|lateness --concurrency C "
-          "[--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]\n",
+          "[--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] "
+          "[--ca-file PATH]\n",
           stderr);
     va_end(arguments);
     exit(2);
@@ -83,9 +85,9 @@ static long parse_long(const char *flag, const char *text, long minimum) {
 
 /* The same rules as BenchOptions.parse. */
 static struct options parse_options(int argc, char **argv) {
-    struct options options = {NULL, NULL, SCENARIO_GET, -1, -1, -1.0, -1, 1024, NULL};
+    struct options options = {NULL, NULL, SCENARIO_GET, -1, -1, -1, -1.0, -1, 1024, NULL};
     const char *scenario = NULL;
-    const char *concurrency = NULL, *requests = NULL, *duration = NULL, *warmup = NULL, *body = NULL;
+    const char *concurrency = NULL, *connections = NULL, *requests = NULL, *duration = NULL, *warmup = NULL, *body = NULL;
     for (int index = 1; index < argc; index += 2) {
         const char *flag = argv[index];
         if (index + 1 >= argc) usage_error("%s needs a value", flag);
@@ -94,6 +96,7 @@ static struct options parse_options(int argc, char **argv) {
         else if (strcmp(flag, "--url") == 0) options.url = value;
         else if (strcmp(flag, "--scenario") == 0) scenario = value;
         else if (strcmp(flag, "--concurrency") == 0) concurrency = value;
+        else if (strcmp(flag, "--connections") == 0) connections = value;
         else if (strcmp(flag, "--requests") == 0) requests = value;
         else if (strcmp(flag, "--duration-seconds") == 0) duration = value;
         else if (strcmp(flag, "--warmup-requests") == 0) warmup = value;
@@ -114,6 +117,7 @@ static struct options parse_options(int argc, char **argv) {
     if (!known) usage_error("unknown scenario \"%s\" (get, post, h2, idle, lateness)", scenario);
     if (concurrency == NULL) usage_error("missing --concurrency");
     options.concurrency = parse_long("--concurrency", concurrency, 1);
+    options.connections = connections != NULL ? parse_long("--connections", connections, 1) : options.concurrency;
     if (requests != NULL) options.requests = parse_long("--requests", requests, 1);
     if (duration != NULL) {
         char *end = NULL;
@@ -613,7 +617,7 @@ int main(int argc, char **argv) {
     curl_multi_setopt(bench.multi, CURLMOPT_SOCKETDATA, &bench);
     curl_multi_setopt(bench.multi, CURLMOPT_TIMERFUNCTION, on_timer);
     curl_multi_setopt(bench.multi, CURLMOPT_TIMERDATA, &bench);
-    curl_multi_setopt(bench.multi, CURLMOPT_MAX_HOST_CONNECTIONS, options->concurrency);
+    curl_multi_setopt(bench.multi, CURLMOPT_MAX_HOST_CONNECTIONS, options->connections);
     curl_multi_setopt(bench.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     curl_multi_setopt(bench.multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L); /* Curlew's default */
 

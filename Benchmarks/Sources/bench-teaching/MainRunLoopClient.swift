@@ -23,7 +23,7 @@ final class MainRunLoopClient: LoadClient {
         self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()
-        configuration.maximumConnectionsPerHost = options.concurrency
+        configuration.maximumConnectionsPerHost = options.connections
         self.engine = TransferEngine(scheduler: RunLoopScheduler(context: .main, sockets: .cfSocket), configuration: configuration)
     }
 

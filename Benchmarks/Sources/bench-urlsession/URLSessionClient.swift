@@ -35,7 +35,7 @@ final class URLSessionClient: LoadClient {
         self.request = request
 
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = options.concurrency
+        configuration.httpMaximumConnectionsPerHost = options.connections
         configuration.urlCache = nil
         self.session = URLSession(configuration: configuration)
     }

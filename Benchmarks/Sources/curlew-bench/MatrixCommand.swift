@@ -108,8 +108,9 @@ struct MatrixCommand: ParsableCommand {
     /// `--list`.
     private static func catalog() -> String {
         var out = "Scenarios:\n"
+        let width = MatrixScenario.all.map(\.id.count).max() ?? 0
         for scenario in MatrixScenario.all {
-            out += "  \(scenario.id.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+            out += "  \(scenario.id.padding(toLength: width, withPad: " ", startingAt: 0)) "
                 + "C=\(scenario.concurrencies.map(String.init).joined(separator: ",")): \(scenario.summary)\n"
         }
         out += "  (--quick: " + MatrixScenario.quick.map { "\($0.id) C=\($0.concurrencies.map(String.init).joined(separator: ","))" }

@@ -14,7 +14,7 @@ struct MatrixOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Comma-separated scenarios to run (default: all, or the quick set).", valueName: "ids"))
     var scenarios: String?
 
-    @Option(help: ArgumentHelp("Comma-separated concurrencies for the scenarios that sweep it (get-small, h2).", valueName: "list"))
+    @Option(help: ArgumentHelp("Comma-separated concurrencies for the scenarios that sweep it (get-small, get-small-queued, h2).", valueName: "list"))
     var concurrency: String?
 
     @Flag(help: "Print the scenarios and clients and exit.")

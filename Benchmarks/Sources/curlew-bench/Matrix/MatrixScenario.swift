@@ -27,6 +27,9 @@ struct MatrixScenario: Sendable, Hashable, Identifiable {
     var resource: Resource
     /// Transfers kept in flight; one matrix cell per value.
     var concurrencies: [Int]
+    /// The most connections a client may open to the server (`--connections`); transfers beyond
+    /// them wait in the client. `nil`: as many as transfers in flight.
+    var connections: Int? = nil
     /// HTTPS (TLS, ALPN h2) instead of plain HTTP.
     var usesTLS: Bool
     /// Request body size (POST).
@@ -50,6 +53,13 @@ extension MatrixScenario {
         summary: "GET of a 13-byte body over HTTP/1.1 keep-alive, N transfers in flight, refilled on completion.",
         clientScenario: "get", resource: .small, concurrencies: [1, 16, 128, 1024], usesTLS: false,
         bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: true
+    )
+    /// Small GETs far beyond the connections: what waiting transfers cost a client.
+    static let getQueued = MatrixScenario(
+        id: "get-small-queued", title: "Small GET, 64 connections, up to 10,000 in flight",
+        summary: "GET of a 13-byte body over at most 64 HTTP/1.1 keep-alive connections; at 10,000 in flight, 9,936 wait in the client for a connection.",
+        clientScenario: "get", resource: .small, concurrencies: [64, 10_000], connections: 64, usesTLS: false,
+        bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: false
     )
     /// 64 KiB GETs.
     static let get64k = MatrixScenario(
@@ -114,7 +124,7 @@ extension MatrixScenario {
     )
 
     /// Every scenario, in report order.
-    static let all: [MatrixScenario] = [.getSmall, .get64k, .get16m, .post1k, .h2, .lateness, .idle, .threads, .batch]
+    static let all: [MatrixScenario] = [.getSmall, .getQueued, .get64k, .get16m, .post1k, .h2, .lateness, .idle, .threads, .batch]
 
     /// The reduced matrix of `--quick`.
     static let quick: [MatrixScenario] = [

@@ -2,7 +2,7 @@
 ///
 /// ```
 /// <binary> --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C
-///          [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
+///          [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
 /// ```
 enum ClientInvocation {
     /// The arguments (without the program) for `run` against `url`.
@@ -12,6 +12,7 @@ enum ClientInvocation {
             "--client", run.client.name, "--url", url, "--scenario", scenario.clientScenario,
             "--concurrency", String(run.concurrency),
         ]
+        if let connections = scenario.connections { arguments += ["--connections", String(connections)] }
         switch scenario.headline {
         case .idleCost:
             arguments += ["--duration-seconds", self.format(size.idleSeconds)]
