@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// Curlew's runnable examples: one small program per group of the AFNetworking articles' claims, each
+// starting the embedded test server (127.0.0.1 only) itself, so it runs offline. A package of its own,
+// so that `swift test` on the library never builds them; `Scripts/examples.sh` builds and tests it.
+import PackageDescription
+
+/// One executable per lesson group; the name is the directory under `Sources/` and the command.
+let examples = [
+    "keep-alive", "sync-deadlock", "main-loop-lateness", "thread-per-operation", "trace-backends",
+    "pause-resume", "batch-order",
+]
+
+let package = Package(
+    name: "CurlewExamples",
+    dependencies: [
+        .package(name: "Curlew", path: ".."),
+    ],
+    targets: [
+        // What every example shares: the report it prints, thread names, the server, small waits.
+        .target(
+            name: "ExampleSupport",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "CurlewTestServer", package: "Curlew"),
+            ]
+        ),
+    ] + examples.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                "ExampleSupport",
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "CurlewTestServer", package: "Curlew"),
+            ]
+        )
+    } + [
+        // Runs every example as a process of its own and checks what it printed.
+        .testTarget(name: "ExampleTests", dependencies: examples.map { .target(name: $0) }),
+    ]
+)
