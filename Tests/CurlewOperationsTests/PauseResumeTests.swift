@@ -16,10 +16,14 @@ struct PauseResumeTests {
     /// The pause comes from the progress handler, a hop away from the network context, so on a
     /// badly overloaded machine it can land after the whole body has arrived: then the transfer
     /// never paused (`resumeCount` stays 0), the operation simply succeeds, and the attempt is
-    /// made again, up to three times.
-    private func pauseOnceAndResume(_ engine: TransferEngine, _ route: Route) async throws -> (RequestOperation, [TaggedRequest])? {
+    /// made again with a slower drip (100, 400, then 1,600 ms between chunks: the body takes 1.2,
+    /// 4.8, then 19 s), so a slow machine gets more slack rather than a failure.
+    private func pauseOnceAndResume(
+        _ engine: TransferEngine, _ makeRoute: (_ dripIntervalMilliseconds: Int) -> Route
+    ) async throws -> (RequestOperation, [TaggedRequest], Route)? {
         let server = try testServer()
-        for attempt in 1...3 {
+        for (attempt, interval) in [100, 400, 1_600].enumerated() {
+            let route = makeRoute(interval)
             let tag = UUID().uuidString
             let operation = RequestOperation(request: try request(route).tagged(tag), engine: engine)
             let notifications = MarkedQueue("notifications")
@@ -42,7 +46,7 @@ struct PauseResumeTests {
             #expect(record.successes == 1)
             #expect(operation.responseData == Data(try #require(route.expectedBody)))
             guard operation.response?.metrics.resumeCount == 1 else {
-                print("pause and resume: attempt \(attempt) paused after the body had arrived; trying again")
+                print("pause and resume: attempt \(attempt + 1) paused after the body had arrived; trying a slower drip")
                 continue
             }
             #expect(pausedState, "between the pause and the resume the operation is paused, not executing")
@@ -53,7 +57,7 @@ struct PauseResumeTests {
             #expect(requests.count == 2, "\(requests)")
             #expect(requests.first?.outcome == .abandoned, "the pause released the connection mid-body")
             #expect(requests.first?.range == nil)
-            return (operation, requests)
+            return (operation, requests, route)
         }
         Issue.record("three attempts to pause mid-body all came after the body had arrived")
         return nil
@@ -62,8 +66,9 @@ struct PauseResumeTests {
     @Test("with range support: continues where it paused, same bytes", arguments: BackendConfiguration.allCases)
     func withRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
-            guard let (operation, requests) = try await self.pauseOnceAndResume(engine, route) else { return }
+            guard let (operation, requests, route) = try await self.pauseOnceAndResume(engine, { interval in
+                Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: interval)
+            }) else { return }
             let expected = Data(try #require(route.expectedBody))
             #expect(operation.responseData == expected)
             #expect(operation.responseObject as? Data == expected)
@@ -80,8 +85,9 @@ struct PauseResumeTests {
     @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: 100)
-            guard let (operation, requests) = try await self.pauseOnceAndResume(engine, route) else { return }
+            guard let (operation, requests, route) = try await self.pauseOnceAndResume(engine, { interval in
+                Route.entity(bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: interval)
+            }) else { return }
             #expect(operation.responseData == Data(try #require(route.expectedBody)))
             #expect(requests.last?.status == 200, "the server sent the whole body again")
         }
