@@ -73,16 +73,21 @@ struct LifecycleTests {
             let seconds = (ContinuousClock.now - started) / .seconds(1)
             let updates = after.timerUpdates - before.timerUpdates
             let changes = after.timerChanges - before.timerChanges
+            let armsForNow = after.timerArmsForNow - before.timerArmsForNow
             let firings = after.timerFirings - before.timerFirings
             // curl asks for its timer a few times per transfer; the scheduler's timer hardly moves.
-            // (Re-arming on every request made it move about once per transfer.) The change count is
-            // bounded by the work done. The firings come from curl's deadlines expiring (its idle
-            // check once a second), so a slow machine (ThreadSanitizer) lets more of them expire —
-            // 71 in 9.7 s was seen there — while a timer round trip to start each transfer would
-            // fire at least once per transfer: the bound sits between the two, not on the clock.
+            // (Re-arming on every request made it move about once per transfer.) A firing disarms the
+            // timer, so the re-arm after it is not churn and is not counted. Each new transfer
+            // makes curl ask for 0 ms: a round trip through the scheduler's timer would arm it for
+            // "now" once per transfer (≥ 200); running it in the same visit arms it so never, or
+            // hardly. Both counts are bounded by the work done, not the clock: how often the timer
+            // *fires* is not, because curl's idle checks expire once a second per connection, and
+            // a loaded machine (ThreadSanitizer beside a build) took 75 s here and fired 206 times.
             #expect(updates >= 200, "curl asked for its timer only \(updates) times")
-            #expect(changes * 4 < updates, "the scheduler's timer was changed \(changes) times for \(updates) requests")
-            #expect(firings < 150, "the timer fired \(firings) times in \(seconds) s for 200 transfers")
+            #expect((changes - firings) * 4 < updates,
+                    "the scheduler's timer was changed \(changes) times (\(firings) after firing) for \(updates) requests")
+            #expect(armsForNow * 10 < 200,
+                    "the timer was armed for now \(armsForNow) times for 200 transfers (\(firings) firings in \(seconds) s)")
         }
     }
 }

@@ -119,6 +119,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     private func applyTimer() {
         guard !self.isShutDown, let milliseconds = self.timer.rearm(at: .now) else { return }
         self.counters.timerChanges += 1
+        if milliseconds == 0 { self.counters.timerArmsForNow += 1 }
         self.scheduler.setTimer(.after(milliseconds: milliseconds))
     }
 
