@@ -136,6 +136,16 @@ mutant 15 "the completion queue the caller chose is ignored" \
     'completionQueue: self.completionQueue ?? self.defaultCompletionQueue,' \
     'completionQueue: self.defaultCompletionQueue,' \
     'OperationLessons/completionBlockThread'
+mutant 19 "a batch member's handler runs outside the group the batch waits on" \
+    Sources/CurlewBatching/OperationBatch+Members.swift \
+    'request.completionGroup = handlerGroup' \
+    '_ = handlerGroup' \
+    'OrderingTests/ownCompletionReturnsFirst|GroupLessons/batch'
+mutant 19 "the batch's final operation does not depend on its members" \
+    Sources/CurlewBatching/OperationBatch.swift \
+    'completionOperation.addDependency(members[index])' \
+    '_ = members[index]' \
+    'GroupLessons/batch|OrderingTests'
 
 # --- The engine, the backends and the tests the issue found weak ---
 mutant - "Transfer.cancel from another thread does nothing" \
@@ -143,6 +153,11 @@ mutant - "Transfer.cancel from another thread does nothing" \
     'self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }' \
     '_ = self.currentURL' \
     'CurlewConformanceTests\.CancellationTests'
+mutant - "a new transfer's 0 ms timer request waits for the scheduler's timer (a round trip) instead of running in the same visit" \
+    Sources/CurlewTransport/Engine/MultiDriver.swift \
+    'while rounds < Self.immediateRoundsPerEntry, !self.isShutDown' \
+    'while rounds < 0, !self.isShutDown' \
+    'LifecycleTests/timerChurn'
 mutant - "CURLOPT_PIPEWAIT on plain http too" \
     Sources/CurlewTransport/Transfer/Transfer+Configuration.swift \
     'if attempt.target.scheme == "https" { try easy.set(CURLOPT_PIPEWAIT, true) }' \
