@@ -25,24 +25,29 @@ struct DispatchLessons {
         let scheduler = DispatchScheduler(label: "lesson1")
         let engine = TransferEngine(scheduler: scheduler)
         var shown = false
-        for delay in [1_000, 3_000, 9_000] where !shown {
+        for delay in [1_000, 3_000, 9_000, 27_000] where !shown {
             let delegate = ThreadNotingDelegate()
             let doneWhenSuspended = Locked<Bool?>(nil)
             let tag = UUID().uuidString
             engine.makeTransfer(TransferRequest(url: server.url(.delay(delay))).tagged(tag), delegate: delegate).start()
-            #expect(await waitUntil { server.requests(tagged: tag).count == 1 }, "the request never reached the server")
+            // As soon as the request is at the server, suspend the queue (watched from a thread of
+            // its own, so no test-task wake-up lies between the two).
             let queue = scheduler.queue
-            queue.async {
-                queue.suspend()  // takes effect when this block returns
-                doneWhenSuspended.set(delegate.isDone)
+            onOwnThread(when: { server.requests(tagged: tag).count == 1 }) {
+                queue.async {
+                    queue.suspend()  // takes effect when this block returns
+                    doneWhenSuspended.set(delegate.isDone)
+                }
             }
-            #expect(await waitUntil { doneWhenSuspended.value != nil })
+            #expect(await waitUntil(timeout: .seconds(60)) { doneWhenSuspended.value != nil },
+                    "the request never reached the server, or the queue never ran the suspending block")
             if doneWhenSuspended.value != false {
                 queue.resume()  // premise missed: the answer came before the suspension
                 _ = await waitUntil { delegate.isDone }
                 continue
             }
-            #expect(await waitUntil { server.requests(tagged: tag).first?.outcome == .answered }, "the server never answered")
+            #expect(await waitUntil(timeout: .seconds(60)) { server.requests(tagged: tag).first?.outcome == .answered },
+                    "the server never answered")
             let stayedStopped = await holdsThroughout(.milliseconds(300)) { !delegate.isDone }
             queue.resume()
             #expect(stayedStopped, "completed on a suspended queue")
@@ -50,7 +55,7 @@ struct DispatchLessons {
             #expect(try delegate.result.value?.get().body == Data("delayed\n".utf8))
             shown = true
         }
-        #expect(shown, "three times the answer came before the queue could be suspended")
+        #expect(shown, "four times the answer came before the queue could be suspended")
         await engine.shutdown()
     }
 
