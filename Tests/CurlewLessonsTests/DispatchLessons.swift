@@ -41,7 +41,10 @@ struct DispatchLessons {
             }
             #expect(await waitUntil(timeout: .seconds(60)) { doneWhenSuspended.value != nil },
                     "the request never reached the server, or the queue never ran the suspending block")
-            if doneWhenSuspended.value != false {
+            guard let doneFirst = doneWhenSuspended.value else {
+                return  // recorded above; the queue may still be suspended later, so no shutdown
+            }
+            if doneFirst {
                 queue.resume()  // premise missed: the answer came before the suspension
                 _ = await waitUntil { delegate.isDone }
                 continue

@@ -52,7 +52,11 @@ struct NetworkThreadLessons {
             }
             #expect(await waitUntil(timeout: .seconds(60)) { doneWhenStopped.value != nil },
                     "the request never reached the server, or the thread never ran the stopping block")
-            if doneWhenStopped.value != false {
+            guard let doneFirst = doneWhenStopped.value else {
+                release.signal()  // recorded above; should the block still run, it must not block
+                return
+            }
+            if doneFirst {
                 release.signal()  // premise missed: the answer came before the thread stopped
                 _ = await waitUntil { delegate.isDone }
                 continue
