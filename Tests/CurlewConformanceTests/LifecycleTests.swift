@@ -79,10 +79,10 @@ struct LifecycleTests {
             // (Re-arming on every request made it move about once per transfer.) A firing disarms the
             // timer, so the re-arm after it is not churn and is not counted. Each new transfer
             // makes curl ask for 0 ms: a round trip through the scheduler's timer would arm it for
-            // "now" once per transfer (≥ 200); running it in the same visit arms it so never, or
-            // hardly. Both counts are bounded by the work done, not the clock: how often the timer
-            // *fires* is not, because curl's idle checks expire once a second per connection, and
-            // a loaded machine (ThreadSanitizer beside a build) took 75 s here and fired 206 times.
+            // "now" once per transfer (≥ 200); running it in the same visit hardly ever does. Both
+            // counts are bounded by the work done, not the clock: how often the timer *fires* is
+            // not, because curl's idle checks expire once a second per connection, and a loaded
+            // machine (ThreadSanitizer beside a build) took 75 s here and fired 206 times.
             #expect(updates >= 200, "curl asked for its timer only \(updates) times")
             #expect((changes - firings) * 4 < updates,
                     "the scheduler's timer was changed \(changes) times (\(firings) after firing) for \(updates) requests")
