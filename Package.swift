@@ -41,6 +41,7 @@ let package = Package(
             name: "CurlewTransport",
             dependencies: [
                 "CCurl",
+                "CCurlewLinux",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]

@@ -32,13 +32,3 @@ protocol SocketWatcher: AnyObject {
 final class HandlerSlot {
     var handler: (any TransferSchedulerEventHandler)?
 }
-
-extension SocketInterest {
-    /// The same directions as readiness events.
-    var asEvents: SocketEvents {
-        var events: SocketEvents = []
-        if self.contains(.read) { events.insert(.read) }
-        if self.contains(.write) { events.insert(.write) }
-        return events
-    }
-}
