@@ -9,12 +9,12 @@
 # and OpenSSL's one-time tables, is not a leak and needs no suppression). Stacks come from frame
 # pointers, which debug builds keep. The tests that measure memory are skipped (the sanitizer's
 # allocator has its own overheads); exit tests' child processes are checked like the parent.
-#   Scripts/leaks.sh                          # dispatch, runloop-cfsocket, runloop-epoll
+#   Scripts/leaks.sh                          # dispatch, dispatch-epoll, runloop-cfsocket, runloop-epoll
 #   Scripts/leaks.sh runloop-epoll            # one backend
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backends=("$@")
-[ ${#backends[@]} -eq 0 ] && backends=(dispatch runloop-cfsocket runloop-epoll)
+[ ${#backends[@]} -eq 0 ] && backends=(dispatch dispatch-epoll runloop-cfsocket runloop-epoll)
 bash Scripts/ensure-dependencies.sh
 runtime=/usr/lib/x86_64-linux-gnu/liblsan.so.0
 if [ ! -e "$runtime" ]; then

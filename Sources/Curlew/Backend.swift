@@ -7,19 +7,28 @@ import CurlewTransport
 ///
 /// ```swift
 /// let api = RequestOperationManager(baseURL: url)                              // .dispatch
+/// let batched = RequestOperationManager(baseURL: url, backend: .dispatch(sockets: .epollSource))
 /// let classic = RequestOperationManager(baseURL: url, backend: .runLoop)       // epoll run-loop source
 /// let cf = RequestOperationManager(baseURL: url, backend: .runLoop(sockets: .cfSocket))
 /// ```
 public struct Backend: Sendable, Hashable, CustomStringConvertible {
     private enum Kind: Sendable, Hashable {
-        case dispatch
+        case dispatch(DispatchScheduler.SocketStrategy)
         case runLoop(RunLoopScheduler.SocketStrategy)
     }
 
     private let kind: Kind
 
     /// `DispatchScheduler`: one serial queue and dispatch sources (GCD-first; the default).
-    public static let dispatch = Backend(kind: .dispatch)
+    public static let dispatch = Backend(kind: .dispatch(.sourcePerSocket))
+
+    /// `DispatchScheduler` watching sockets as `sockets` says.
+    ///
+    /// - Parameter sockets: `.sourcePerSocket` (the default of ``dispatch``) or `.epollSource`, which
+    ///   lets the engine run with fewer thread wake-ups (see `DispatchScheduler.SocketStrategy`).
+    public static func dispatch(sockets: DispatchScheduler.SocketStrategy) -> Backend {
+        Backend(kind: .dispatch(sockets))
+    }
 
     /// `RunLoopScheduler` on the shared network thread, watching sockets with one `epoll` descriptor
     /// as a run-loop source.
@@ -37,17 +46,18 @@ public struct Backend: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter label: Names the dispatch backend's queue.
     public func makeScheduler(label: String = "curlew.manager") -> any TransferScheduler {
         switch self.kind {
-        case .dispatch:
-            return DispatchScheduler(label: label)
+        case .dispatch(let sockets):
+            return DispatchScheduler(label: label, sockets: sockets)
         case .runLoop(let sockets):
             return RunLoopScheduler(sockets: sockets)
         }
     }
 
-    /// `dispatch`, `runloop-epoll` or `runloop-cfsocket`.
+    /// `dispatch`, `dispatch-epoll`, `runloop-epoll` or `runloop-cfsocket`.
     public var description: String {
         switch self.kind {
-        case .dispatch: return "dispatch"
+        case .dispatch(.sourcePerSocket): return "dispatch"
+        case .dispatch(.epollSource): return "dispatch-epoll"
         case .runLoop(.epollSource): return "runloop-epoll"
         case .runLoop(.cfSocket): return "runloop-cfsocket"
         }

@@ -8,9 +8,11 @@ import Dispatch
 /// ```swift
 /// let engine = TransferEngine(scheduler: DispatchScheduler())     // the engine binds it
 /// let onMyQueue = DispatchScheduler(label: "api", target: myQueue) // callbacks serialized on myQueue's thread
+/// let batched = DispatchScheduler(sockets: .epollSource)           // one source for every socket
 /// ```
 ///
-/// How it keeps the `TransferScheduler` contract:
+/// How it keeps the `TransferScheduler` contract (with the default
+/// ``SocketStrategy/sourcePerSocket``; ``SocketStrategy/epollSource`` keeps it with one epoll set):
 ///
 /// - **Exact arming.** Each socket gets a read source, and a write source once curl asks for
 ///   writing (only after the read source is registered, working around a libdispatch bug: see
@@ -40,13 +42,18 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
     /// The serial queue that is the scheduler's context. Every event handler runs on it.
     public let queue: DispatchQueue
 
-    /// `"dispatch"`.
-    public var name: String { "dispatch" }
+    /// `"dispatch"`, or `"dispatch-epoll"` with ``SocketStrategy/epollSource``.
+    public var name: String { self.socketStrategy == .epollSource ? "dispatch-epoll" : "dispatch" }
+
+    /// How this scheduler watches sockets.
+    public let socketStrategy: SocketStrategy
 
     private let contextKey = DispatchSpecificKey<UInt8>()
     private let closes = DeferredCloses()
     private var handler: (any TransferSchedulerEventHandler)?
     private var watches: [Int32: SocketWatch] = [:]
+    /// The epoll set and its source (``SocketStrategy/epollSource``), made at the first interest.
+    private var epollWatch: EpollSourceWatch?
     private var timer: RearmableTimer?
     private var lifecycle = Lifecycle.running
     /// Source events dropped because their direction was not asked for. A disarmed source must not
@@ -70,16 +77,24 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
     ///   - qos: The queue's quality of service.
     ///   - target: A queue to target (for example an application's delegate queue); ``isOnContext``
     ///     still answers for this scheduler's own queue only.
-    public init(label: String = "curlew.dispatch", qos: DispatchQoS = .default, target: DispatchQueue? = nil) {
+    ///   - sockets: How sockets are watched: a source per socket (the default) or one epoll set.
+    public init(
+        label: String = "curlew.dispatch", qos: DispatchQoS = .default, target: DispatchQueue? = nil,
+        sockets: SocketStrategy = .sourcePerSocket
+    ) {
+        self.socketStrategy = sockets
         self.queue = DispatchQueue(label: label, qos: qos, target: target)
         self.queue.setSpecific(key: self.contextKey, value: 1)
     }
 
     deinit {
-        guard self.lifecycle == .running, !(self.watches.isEmpty && self.timer == nil) else { return }
+        guard self.lifecycle == .running, !(self.watches.isEmpty && self.timer == nil && self.epollWatch == nil) else {
+            return
+        }
         // Dropped without `shutdown`: nothing can call in any more, so hand what is left to the queue,
         // where the cancel handlers close the descriptors as usual.
-        let leftovers = Leftovers(watches: Array(self.watches.values), timer: self.timer, closes: self.closes)
+        let leftovers = Leftovers(
+            watches: Array(self.watches.values), epollWatch: self.epollWatch, timer: self.timer, closes: self.closes)
         self.queue.async { leftovers.cancelAll() }
     }
 
@@ -112,6 +127,10 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
     public func setInterest(_ interest: SocketInterest, for socket: Int32) {
         dispatchPrecondition(condition: .onQueue(self.queue))
         guard self.lifecycle == .running, !self.closes.isPending(socket) else { return }
+        if self.socketStrategy == .epollSource {
+            self.setEpollInterest(interest, for: socket)
+            return
+        }
         let watch: SocketWatch
         if let existing = self.watches[socket] {
             watch = existing
@@ -129,6 +148,10 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
         // A second close of a descriptor still waiting for its cancel handlers must not close the
         // number early (it may already belong to libdispatch's bookkeeping of the old socket).
         guard !self.closes.isPending(socket) else { return }
+        if let epollWatch = self.epollWatch {
+            epollWatch.close(socket: socket)
+            return
+        }
         guard let watch = self.watches.removeValue(forKey: socket) else {
             DeferredCloses.closeDescriptor(socket)
             return
@@ -162,6 +185,24 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
             closes.sourceDidCancel(socket: socket)
         }
         return ArmableSource(activating: source)
+    }
+
+    /// ``SocketStrategy/epollSource``: watches `socket` in the epoll set, made at the first call.
+    /// A socket the kernel refuses (or a set that cannot be made) gets an error event later, so curl
+    /// fails its transfer instead of waiting for it.
+    private func setEpollInterest(_ interest: SocketInterest, for socket: Int32) {
+        if self.epollWatch == nil && !interest.isEmpty {
+            self.epollWatch = EpollSourceWatch(queue: self.queue) { [weak self] socket, events in
+                self?.handler?.socketBecameReady(socket, events: events)
+            }
+        }
+        let watched = self.epollWatch?.setInterest(interest, for: socket) ?? interest.isEmpty
+        guard !watched else { return }
+        self.queue.async { [weak self] in
+            guard let self, self.lifecycle == .running else { return }
+            if let epollWatch = self.epollWatch, !epollWatch.isArmed(socket) { return }
+            self.handler?.socketBecameReady(socket, events: .error)
+        }
     }
 
     private func readSourceRegistered(_ socket: Int32) {
@@ -214,12 +255,12 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
     /// their cancel handlers, and whether the timer is armed. Read on ``queue``.
     public var diagnostics: SchedulerDiagnostics {
         dispatchPrecondition(condition: .onQueue(self.queue))
-        var armed = 0
+        var armed = self.epollWatch?.armedCount ?? 0
         for watch in self.watches.values where !watch.interest.isEmpty {
             armed += 1
         }
         return SchedulerDiagnostics(
-            watchedSockets: self.watches.count,
+            watchedSockets: self.watches.count + (self.epollWatch?.watchedCount ?? 0),
             armedSockets: armed,
             pendingCloses: self.closes.count,
             timerArmed: self.timer?.isArmed ?? false
@@ -242,6 +283,12 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
         for socket in Array(self.watches.keys) {
             self.close(socket: socket)
         }
+        if let epollWatch = self.epollWatch {
+            // Its cancel handler closes the sockets still in the set and the epoll descriptor.
+            self.closes.group.enter()
+            epollWatch.cancel { [closes = self.closes] in closes.group.leave() }
+            self.epollWatch = nil
+        }
         self.closes.group.notify(queue: self.queue) { [self] in
             self.lifecycle = .shutDown
             self.handler = nil
@@ -256,17 +303,20 @@ private final class Leftovers: @unchecked Sendable {
     // @unchecked Sendable: created in `deinit` (no other reference to the scheduler exists) and then
     // used only on the scheduler's queue.
     private let watches: [SocketWatch]
+    private let epollWatch: EpollSourceWatch?
     private let timer: RearmableTimer?
     private let closes: DeferredCloses
 
-    init(watches: [SocketWatch], timer: RearmableTimer?, closes: DeferredCloses) {
+    init(watches: [SocketWatch], epollWatch: EpollSourceWatch?, timer: RearmableTimer?, closes: DeferredCloses) {
         self.watches = watches
+        self.epollWatch = epollWatch
         self.timer = timer
         self.closes = closes
     }
 
     func cancelAll() {
         self.timer?.cancel()
+        self.epollWatch?.cancel(then: {})
         for watch in self.watches {
             self.closes.closeAfterCancellation(of: watch.sourceCount, socket: watch.socket)
             watch.cancelSources()

@@ -18,6 +18,8 @@ import Testing
 public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// ``DispatchScheduler``: one serial queue and `DispatchSource`s (the default backend).
     case dispatch = "dispatch"
+    /// ``DispatchScheduler`` watching sockets with one `epoll` descriptor and one dispatch source.
+    case dispatchEpoll = "dispatch-epoll"
     /// `RunLoopScheduler` watching sockets with CoreFoundation `CFSocket` run-loop sources.
     case runLoopCFSocket = "runloop-cfsocket"
     /// `RunLoopScheduler` watching sockets with one `epoll` descriptor as a run-loop source.
@@ -29,6 +31,8 @@ public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStri
         switch self {
         case .dispatch:
             return DispatchScheduler()
+        case .dispatchEpoll:
+            return DispatchScheduler(sockets: .epollSource)
         case .runLoopCFSocket:
             return RunLoopScheduler(sockets: .cfSocket)
         case .runLoopEpoll:
@@ -43,7 +47,7 @@ public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStri
     /// (comma-separated raw values, e.g. `CURLEW_BACKENDS=dispatch`): `Scripts/leaks.sh` runs the
     /// conformance suite on one backend this way. Unset or naming none: all of them.
     public static var allCases: [BackendConfiguration] {
-        let every: [BackendConfiguration] = [.dispatch, .runLoopCFSocket, .runLoopEpoll]
+        let every: [BackendConfiguration] = [.dispatch, .dispatchEpoll, .runLoopCFSocket, .runLoopEpoll]
         guard let names = ProcessInfo.processInfo.environment["CURLEW_BACKENDS"] else { return every }
         let chosen = names.split(separator: ",").compactMap { BackendConfiguration(rawValue: String($0)) }
         return chosen.isEmpty ? every : chosen

@@ -37,6 +37,8 @@ extension BackendConfiguration {
         switch self {
         case .dispatch:
             return DispatchScheduler(label: contexts.label)
+        case .dispatchEpoll:
+            return DispatchScheduler(label: contexts.label, sockets: .epollSource)
         case .runLoopCFSocket:
             return RunLoopScheduler(thread: contexts.cfSocketThread, sockets: .cfSocket)
         case .runLoopEpoll:

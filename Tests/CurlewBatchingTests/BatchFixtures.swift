@@ -41,7 +41,7 @@ extension BackendConfiguration {
     /// run loop (epoll) beside dispatch, dispatch beside either run loop.
     var other: BackendConfiguration {
         switch self {
-        case .dispatch: return .runLoopEpoll
+        case .dispatch, .dispatchEpoll: return .runLoopEpoll
         case .runLoopCFSocket, .runLoopEpoll: return .dispatch
         }
     }

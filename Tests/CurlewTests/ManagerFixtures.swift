@@ -51,6 +51,8 @@ extension BackendConfiguration {
         switch self {
         case .dispatch:
             return DispatchScheduler(label: "manager-tests")
+        case .dispatchEpoll:
+            return DispatchScheduler(label: "manager-tests", sockets: .epollSource)
         case .runLoopCFSocket:
             return RunLoopScheduler(thread: IsolatedThreads.cfSocket, sockets: .cfSocket)
         case .runLoopEpoll:
@@ -62,6 +64,7 @@ extension BackendConfiguration {
     var backend: Backend {
         switch self {
         case .dispatch: return .dispatch
+        case .dispatchEpoll: return .dispatch(sockets: .epollSource)
         case .runLoopCFSocket: return .runLoop(sockets: .cfSocket)
         case .runLoopEpoll: return .runLoop
         }
