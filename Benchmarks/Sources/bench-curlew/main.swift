@@ -1,14 +1,16 @@
 // bench-curlew: Curlew's clients. The engine directly (`curlew-*-engine`), through RequestOperation
-// on an OperationQueue (`curlew-dispatch`, `curlew-runloop`, `curlew-runloop-epoll`), through the manager's
+// on an OperationQueue (`curlew-dispatch`, `curlew-dispatch-epoll`, `curlew-runloop`, `curlew-runloop-epoll`), through the manager's
 // async/await API (`curlew-dispatch-manager`, `curlew-runloop-epoll-manager`), and, for the batch
 // scenario only, through OperationBatch (`curlew-*-batch`), on each backend.
 import BenchKit
 
 BenchClientMain.run(clients: [
     "curlew-dispatch-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .dispatch) },
+    "curlew-dispatch-epoll-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .dispatchEpoll) },
     "curlew-runloop-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .runLoopCFSocket) },
     "curlew-runloop-epoll-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .runLoopEpoll) },
     "curlew-dispatch": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .dispatch) },
+    "curlew-dispatch-epoll": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .dispatchEpoll) },
     "curlew-runloop": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopCFSocket) },
     "curlew-runloop-epoll": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopEpoll) },
     "curlew-dispatch-manager": { options throws(ClientSetupError) in try ManagerClient(options: options, backend: .dispatch) },
