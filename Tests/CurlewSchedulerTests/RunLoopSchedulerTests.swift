@@ -13,7 +13,8 @@ import Glibc
 
 // Run-loop specific behaviour of `RunLoopScheduler` and `NetworkThread`: the thread (lazy, once,
 // named, shared), the keep-alive, run-loop modes, and each socket strategy's pitfalls. What every
-// scheduler must do is in `SchedulerConformanceTests`.
+// scheduler must do (level-triggered readiness, interest changed inside an event, stale events of a
+// reused descriptor number included) is in `SchedulerConformanceTests`.
 //
 // Most tests make a `NetworkThread` of their own, so what they observe is theirs even while other
 // suites use `.shared` in parallel. Those threads live for the rest of the process.
@@ -213,27 +214,6 @@ struct RunLoopSchedulerTests {
 
     // MARK: Socket strategies
 
-    @Test("Data left unread is reported again (level-triggered)", arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func unreadDataIsReportedAgain(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
-        // CF adds its ports to its epoll set edge-triggered, so the epoll strategy must recheck by
-        // itself; CFSocket re-enables its read callback after each callout.
-        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.level"), sockets: strategy)
-        let bytesRead = Locked(0)
-        let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in
-            var byte: UInt8 = 0
-            if recv(socket, &byte, 1, 0) == 1 { bytesRead.withLock { $0 += 1 } }  // one byte per event
-        }
-        scheduler.bind(probe)
-        let pair = try SocketPair()
-        defer { pair.closePeer() }
-
-        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
-        try pair.sendFromPeer(count: 3)
-        #expect(await waitUntil { bytesRead.value == 3 })
-        #expect(probe.counts(for: pair.local).read >= 3)
-        #expect(await scheduler.shutdownAndWait())
-    }
-
     @Test(
         "Write readiness is reported while wanted, and not after a disarm",
         arguments: RunLoopScheduler.SocketStrategy.allCases)
@@ -261,76 +241,6 @@ struct RunLoopSchedulerTests {
         let diagnostics = await scheduler.runOnContext { scheduler.diagnostics }
         #expect(diagnostics?.watchedSockets == 1, "an empty interest keeps the watch")
         #expect(diagnostics?.armedSockets == 0)
-        #expect(await scheduler.shutdownAndWait())
-    }
-
-    @Test(
-        "An interest changed to write on a ready socket is reported",
-        arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func interestChangedInsideAnEventIsReported(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
-        // With epoll, the socket is still queued as ready from the read when its mask changes, so the
-        // kernel does not signal the set again: the recheck pass must find it.
-        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.switch"), sockets: strategy)
-        let probe = RecordingEventHandler(scheduler: scheduler) { socket, events in
-            if events.contains(.read) {
-                scheduler.setInterest(.write, for: socket)  // the data is left unread
-            } else if events.contains(.write) {
-                scheduler.setInterest([], for: socket)
-            }
-        }
-        scheduler.bind(probe)
-        let pair = try SocketPair()
-        defer { pair.closePeer() }
-
-        _ = await scheduler.runOnContext { scheduler.setInterest(.read, for: pair.local) }
-        try pair.sendFromPeer()
-        #expect(await waitUntil { probe.counts(for: pair.local).write >= 1 })
-        #expect(probe.counts(for: pair.local).read == 1, "read was disarmed while the data was still there")
-        #expect(await scheduler.shutdownAndWait())
-    }
-
-    @Test(
-        "An event fetched for a socket closed meanwhile never reaches its reused number",
-        arguments: RunLoopScheduler.SocketStrategy.allCases)
-    func staleEventsDoNotReachAReusedDescriptor(_ strategy: RunLoopScheduler.SocketStrategy) async throws {
-        let scheduler = RunLoopScheduler(thread: NetworkThread(name: "curlew.t.reuse"), sockets: strategy)
-        // High numbers: other threads take the lowest free ones, so none can grab `other` between
-        // its close and the dup2 below (which would then clobber their descriptor).
-        let first = try SocketPair(localAtOrAbove: 600)
-        let second = try SocketPair(localAtOrAbove: 600)
-        let replacement = try SocketPair()
-        defer {
-            first.closePeer()
-            second.closePeer()
-            replacement.closePeer()
-            _ = close(replacement.local)
-        }
-        let reused = Locked<Int32?>(nil)
-        let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in
-            guard reused.value == nil else { return }
-            // The first of the two events: close the other socket, put a silent socket under its
-            // number, and watch that. The other socket's event is already fetched (epoll) or signalled (CF).
-            let other = socket == first.local ? second.local : first.local
-            SocketPair.drain(socket)
-            scheduler.close(socket: other)
-            guard dup2(replacement.local, other) == other else { return }
-            reused.set(other)
-            scheduler.setInterest(.read, for: other)
-        }
-        scheduler.bind(probe)
-
-        // Both become ready before the loop looks: one drain (or one select pass) sees both.
-        _ = await scheduler.runOnContext {
-            scheduler.setInterest(.read, for: first.local)
-            scheduler.setInterest(.read, for: second.local)
-            try? first.sendFromPeer()
-            try? second.sendFromPeer()
-        }
-        #expect(await waitUntil { reused.value != nil })
-        let number = try #require(reused.value)
-        for _ in 0..<3 { _ = await scheduler.runOnContext {} }
-        // The silent socket under `number` was never readable: any event for it was the old one's.
-        #expect(probe.counts(for: number).total == 0)
         #expect(await scheduler.shutdownAndWait())
     }
 

@@ -174,6 +174,97 @@ struct SchedulerConformanceTests {
         await harness.finish()
     }
 
+    @Test("data left unread is reported again (level-triggered)", arguments: BackendConfiguration.allCases)
+    func unreadDataIsReportedAgain(_ backend: BackendConfiguration) async throws {
+        // curl may leave bytes in a socket after an event. CF watches run-loop ports edge-triggered, so
+        // the run loop's epoll source rechecks by itself; libdispatch re-arms a read source one-shot
+        // and level-triggered after each handler, which the dispatch epoll source relies on.
+        let bytesRead = Locked(0)
+        let harness = Harness(backend, onSocketReady: { _, socket, _ in
+            var byte: UInt8 = 0
+            if recv(socket, &byte, 1, 0) == 1 { bytesRead.withLock { $0 += 1 } }  // one byte per event
+        })
+        let pair = try SocketPair(localAtOrAbove: descriptorBase)
+        defer { pair.closePeer() }
+        let local = pair.local
+
+        await harness.onContext { $0.setInterest(.read, for: local) }
+        try pair.sendFromPeer(count: 3)
+        #expect(await waitUntil { bytesRead.value == 3 })
+        #expect(harness.probe.counts(for: local).read >= 3)
+
+        await harness.onContext { $0.close(socket: local) }
+        await harness.finish()
+    }
+
+    @Test("an interest changed to write on a still-readable socket is reported", arguments: BackendConfiguration.allCases)
+    func interestChangedInsideAnEventIsReported(_ backend: BackendConfiguration) async throws {
+        // With epoll the socket is still queued as ready from the read when its mask changes, so the
+        // kernel does not signal the set again: the scheduler must find it anyway.
+        let harness = Harness(backend, onSocketReady: { scheduler, socket, events in
+            if events.contains(.read) {
+                scheduler.setInterest(.write, for: socket)  // the data is left unread
+            } else if events.contains(.write) {
+                scheduler.setInterest([], for: socket)
+            }
+        })
+        let pair = try SocketPair(localAtOrAbove: descriptorBase)
+        defer { pair.closePeer() }
+        let local = pair.local
+
+        await harness.onContext { $0.setInterest(.read, for: local) }
+        try pair.sendFromPeer()
+        #expect(await waitUntil { harness.probe.counts(for: local).write >= 1 })
+        #expect(harness.probe.counts(for: local).read == 1, "read was disarmed while the data was still there")
+
+        await harness.onContext { $0.close(socket: local) }
+        await harness.finish()
+    }
+
+    @Test(
+        "an event fetched for a socket closed meanwhile never reaches its reused number",
+        arguments: BackendConfiguration.allCases
+    )
+    func staleEventsDoNotReachAReusedDescriptor(_ backend: BackendConfiguration) async throws {
+        // High numbers: other threads take the lowest free ones, so none can grab `other` between
+        // its close and the dup2 below (which would then clobber their descriptor).
+        let first = try SocketPair(localAtOrAbove: descriptorBase)
+        let second = try SocketPair(localAtOrAbove: descriptorBase)
+        let replacement = try SocketPair(localAtOrAbove: descriptorBase)
+        defer {
+            first.closePeer()
+            second.closePeer()
+            replacement.closePeer()
+            _ = close(replacement.local)
+        }
+        let reused = Locked<Int32?>(nil)
+        let harness = Harness(backend, onSocketReady: { scheduler, socket, _ in
+            guard reused.value == nil else { return }
+            // The first of the two events: close the other socket, put a silent socket under its
+            // number, and watch that. The other socket's event may already be fetched or signalled.
+            let other = socket == first.local ? second.local : first.local
+            SocketPair.drain(socket)
+            scheduler.close(socket: other)
+            guard dup2(replacement.local, other) == other else { return }
+            reused.set(other)
+            scheduler.setInterest(.read, for: other)
+        })
+
+        // Both become ready before the context looks: one pass sees both.
+        await harness.onContext { scheduler in
+            scheduler.setInterest(.read, for: first.local)
+            scheduler.setInterest(.read, for: second.local)
+            try? first.sendFromPeer()
+            try? second.sendFromPeer()
+        }
+        #expect(await waitUntil { reused.value != nil })
+        let number = try #require(reused.value)
+        for _ in 0..<3 { await harness.onContext { _ in } }
+        // The silent socket under `number` was never readable: any event for it was the old one's.
+        #expect(harness.probe.counts(for: number).total == 0)
+        await harness.finish()  // closes `number` with the scheduler's other sockets
+    }
+
     @Test("write interest on a full socket waits until there is room", arguments: BackendConfiguration.allCases)
     func writeReadinessOnlyWhenWritable(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
@@ -396,7 +487,7 @@ struct SchedulerConformanceTests {
     @Test(".after(n) fires once, not early", arguments: BackendConfiguration.allCases)
     func timerAfterDelay(_ backend: BackendConfiguration) async throws {
         let fireTimes = Locked<[ContinuousClock.Instant]>([])
-        let harness = Harness(backend) { _ in fireTimes.withLock { $0.append(.now) } }
+        let harness = Harness(backend, onTimerFired: { _ in fireTimes.withLock { $0.append(.now) } })
         let armedAt = await harness.onContext { scheduler -> ContinuousClock.Instant in
             let now = ContinuousClock.now
             scheduler.setTimer(.after(milliseconds: 50))
@@ -693,17 +784,23 @@ private struct Harness: Sendable {
     ///   - drainReads: Whether the probe reads a socket dry on each read event (so it does not stay
     ///     readable and fire again).
     ///   - onTimerFired: Runs on the context after each counted timer fire.
+    ///   - onSocketReady: Replaces the draining: runs on the context after each counted socket event.
     init(
         _ backend: BackendConfiguration,
         drainReads: Bool = true,
-        onTimerFired: @escaping @Sendable (any TransferScheduler) -> Void = { _ in }
+        onTimerFired: @escaping @Sendable (any TransferScheduler) -> Void = { _ in },
+        onSocketReady: (@Sendable (any TransferScheduler, Int32, SocketEvents) -> Void)? = nil
     ) {
         let scheduler = backend.makeScheduler()
         self.scheduler = scheduler
         self.probe = RecordingEventHandler(
             scheduler: scheduler,
-            onSocketReady: { socket, events in
-                if drainReads && events.contains(.read) { SocketPair.drain(socket) }
+            onSocketReady: { [weak scheduler] socket, events in
+                if let onSocketReady {
+                    if let scheduler { onSocketReady(scheduler, socket, events) }
+                } else if drainReads && events.contains(.read) {
+                    SocketPair.drain(socket)
+                }
             },
             onTimerFired: { [weak scheduler] in
                 if let scheduler { onTimerFired(scheduler) }
