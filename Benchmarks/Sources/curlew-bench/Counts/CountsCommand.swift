@@ -48,8 +48,8 @@ struct CountsCommand: ParsableCommand {
     }
 
     static let defaultClients = [
-        "curl-c", "curlew-dispatch-engine", "curlew-runloop-epoll-engine", "curlew-runloop-engine",
-        "curlew-dispatch", "curlew-runloop-epoll", "curlew-runloop", "curlew-dispatch-manager",
+        "curl-c", "curlew-dispatch-engine", "curlew-dispatch-epoll-engine", "curlew-runloop-epoll-engine",
+        "curlew-runloop-engine", "curlew-dispatch", "curlew-dispatch-epoll", "curlew-runloop-epoll", "curlew-runloop", "curlew-dispatch-manager",
         "curlew-runloop-epoll-manager", "async-http-client", "go-net-http",
     ]
 
