@@ -284,10 +284,11 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
             self.close(socket: socket)
         }
         if let epollWatch = self.epollWatch {
-            // Its cancel handler closes the sockets still in the set and the epoll descriptor.
+            // Its cancel handler closes the sockets still in the set and the epoll descriptor. The
+            // watch stays, so that a close meanwhile takes its socket out of the set instead of
+            // leaving it to be closed a second time.
             self.closes.group.enter()
             epollWatch.cancel { [closes = self.closes] in closes.group.leave() }
-            self.epollWatch = nil
         }
         self.closes.group.notify(queue: self.queue) { [self] in
             self.lifecycle = .shutDown

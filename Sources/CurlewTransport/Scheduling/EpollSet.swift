@@ -32,6 +32,9 @@ package final class EpollSet {
     private var registrations: [Registration] = []
     private var nextToken: UInt32 = 1
     private var isClosed = false
+    /// The sockets ``closeAll()`` closed, so that a later ``close(socket:)`` of one does not close
+    /// its number again (by then it may belong to another socket).
+    private var closedByCloseAll: Set<Int32> = []
     /// Sockets with a watch, armed or not.
     package private(set) var watchedCount = 0
     /// Sockets with at least one armed direction.
@@ -100,6 +103,7 @@ package final class EpollSet {
     /// afterwards, even one already fetched in the current batch. A socket never watched is closed too.
     package func close(socket: Int32) {
         guard socket >= 0 else { return }
+        if self.isClosed && self.closedByCloseAll.remove(socket) != nil { return }
         let index = Int(socket)
         if index < self.registrations.count, self.registrations[index].token != 0 {
             let registration = self.registrations[index]
@@ -119,6 +123,7 @@ package final class EpollSet {
         self.isClosed = true
         for index in self.registrations.indices where self.registrations[index].token != 0 {
             Glibc.close(Int32(index))
+            self.closedByCloseAll.insert(Int32(index))
         }
         self.registrations = []
         self.watchedCount = 0
