@@ -245,6 +245,12 @@ struct SchedulerConformanceTests {
             let other = socket == first.local ? second.local : first.local
             SocketPair.drain(socket)
             scheduler.close(socket: other)
+            // A scheduler that closes in a cancel handler later (dispatch sources) still owns the
+            // number: it cannot be reused yet, so there is no stale event to check.
+            guard !ProcessInspector.isOpen(other) else {
+                reused.set(-1)
+                return
+            }
             guard dup2(replacement.local, other) == other else { return }
             reused.set(other)
             scheduler.setInterest(.read, for: other)
@@ -259,6 +265,10 @@ struct SchedulerConformanceTests {
         }
         #expect(await waitUntil { reused.value != nil })
         let number = try #require(reused.value)
+        guard number >= 0 else {
+            await harness.finish()
+            return
+        }
         for _ in 0..<3 { await harness.onContext { _ in } }
         // The silent socket under `number` was never readable: any event for it was the old one's.
         #expect(harness.probe.counts(for: number).total == 0)
