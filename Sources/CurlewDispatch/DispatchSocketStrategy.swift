@@ -11,17 +11,17 @@ extension DispatchScheduler {
     /// voluntary context switches per request). With `.epollSource` the handler drains every ready
     /// socket at once: 0.07 context switches per request, and the dispatch engine runs at the
     /// run-loop backend's epoll speed (see `Docs/Benchmarks.md` for the figures and the command).
-    public enum SocketStrategy: String, Sendable, Hashable, CaseIterable {
+    public enum SocketStrategy: Sendable, Hashable, CaseIterable {
         /// A read source per socket, and a write source once curl asks for writing, kept and
         /// suspended or resumed as curl's interest changes: `URLSession`'s model on Linux. The
         /// default.
-        case sourcePerSocket = "source-per-socket"
+        case sourcePerSocket
 
         /// One `epoll` descriptor per scheduler holding its sockets, watched by one dispatch read
         /// source whose handler collects every ready socket with a zero-timeout `epoll_wait`.
         ///
         /// The sockets are never registered with libdispatch, so arming or disarming a direction is
         /// one `epoll_ctl` and a socket is closed at once (no cancel handler to wait for).
-        case epollSource = "epoll-source"
+        case epollSource
     }
 }

@@ -30,7 +30,8 @@ final class EpollSourceWatch {
         guard let sockets = EpollSet.make() else { return nil }
         self.sockets = sockets
         self.source = DispatchSource.makeReadSource(fileDescriptor: sockets.descriptor, queue: queue)
-        // The handlers hold the set, not the watch: the watch may go before its cancel handler runs.
+        // The handlers (this one, and the cancel handler `cancel(then:)` sets) hold the set, not the
+        // watch: the watch may go before its cancel handler runs.
         self.source.setEventHandler {
             sockets.drain(maxBatches: Self.maxBatchesPerDrain, deliver: deliver)
         }

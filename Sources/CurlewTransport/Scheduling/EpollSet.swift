@@ -208,7 +208,7 @@ package final class EpollSet {
 
 extension SocketInterest {
     /// The same directions as readiness events.
-    package var readinessEvents: SocketEvents {
+    fileprivate var readinessEvents: SocketEvents {
         var events: SocketEvents = []
         if self.contains(.read) { events.insert(.read) }
         if self.contains(.write) { events.insert(.write) }
