@@ -70,4 +70,22 @@ struct ResponseBodySinkTests {
         body.append(contentsOf: [1, 2, 3])
         #expect(body == Data(bytes + [1, 2, 3]))
     }
+
+    @Test("a body written into pages an earlier body released shows only its own bytes")
+    func reusedPagesShowOnlyTheNewBody() throws {
+        let first = self.pattern(5_000_000)
+        do {
+            var sink = try ResponseBodySink(.memory)
+            sink.reserve(Int64(first.count))
+            try self.write(first, to: &sink, chunk: 65_536)
+            #expect(try sink.finish().body == Data(first))
+        }  // the first body's pages are released here, and kept
+        let second = self.pattern(4_500_000, from: 99)
+        var sink = try ResponseBodySink(.memory)
+        sink.reserve(Int64(second.count))
+        try self.write(second, to: &sink, chunk: 10_000)
+        let body = try #require(try sink.finish().body)
+        #expect(body.count == second.count)
+        #expect(body == Data(second))
+    }
 }
