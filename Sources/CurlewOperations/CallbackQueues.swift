@@ -1,7 +1,6 @@
 import CurlewTransport
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Where a ``RequestOperation`` runs its callbacks when it is not told otherwise.
 ///
@@ -54,25 +53,6 @@ public struct CallbackQueues: Sendable {
 
 /// The library's shared queues.
 enum SharedQueues {
-    /// Where responses are serialized: one serial queue per CPU (at least four), each operation
-    /// bound to one in turn, never the network context.
-    ///
-    /// Serial queues rather than one concurrent queue because of how libdispatch schedules them on
-    /// Linux: a concurrent queue runs on the global pool, which has about two threads per CPU and
-    /// adds more only slowly, or not at all, when they block; a serial queue made with no target
-    /// is "overcommit" and always gets a thread. Measured on a 2-CPU machine: with 2 to 4 blocks
-    /// waiting on the pool, a new block on another concurrent queue waited 0.8–1.8 s, with 8 it
-    /// never ran in 5 s; a serial queue's ran within milliseconds every time. Programs do block
-    /// pool threads — a `BlockOperation` that waits for a request's result is the classic — and
-    /// then, with a concurrent processing queue, the requests they wait for could never finish.
-    /// Here finishing an operation (serializing, `isFinished`, waking waiters) never needs a pool
-    /// thread, and as many responses as there are queues are serialized at once. The price: a
-    /// slow serializer delays the operations bound to the same queue.
-    static let processing: [DispatchQueue] = (0..<max(4, ProcessInfo.processInfo.activeProcessorCount)).map {
-        DispatchQueue(label: "curlew.operation.processing.\($0)")
-    }
-    /// Hands out processing queues in turn.
-    private static let nextProcessing = Atomic<Int>(0)
     /// The default completion and progress queue.
     static let callbacks = DispatchQueue(label: "curlew.operation.callbacks", attributes: .concurrent)
     /// The default notification queue (serial, so one operation's notifications stay in order).
@@ -82,10 +62,4 @@ enum SharedQueues {
     static let retries = DispatchQueue(label: "curlew.operation.retries")
     /// What ``RequestOperation/defaultCallbackQueues`` currently holds.
     static let defaults = Locked(CallbackQueues.library)
-
-    /// The processing queue for a new operation.
-    static func nextProcessingQueue() -> DispatchQueue {
-        let turn = self.nextProcessing.add(1, ordering: .relaxed).oldValue
-        return self.processing[turn % self.processing.count]
-    }
 }

@@ -65,7 +65,7 @@ extension RequestOperation {
             let asked = await interceptor.retry(request, after: outcome, attempt: attempt)
             let decision = asked == .doNotRetry
                 ? policy.decide(after: outcome.map(\.head), method: method, attempt: attempt) : asked
-            self.processingQueue.async { self.conclude(outcome, decision) }
+            self.process { self.conclude(outcome, decision) }
         }
         self.storage.withLock { $0.pendingTask = task }
     }
@@ -238,7 +238,7 @@ extension RequestOperation {
             self.didChangeValue(forKey: key.rawValue)
         }
         if let outcome = followUp.processing {
-            self.processingQueue.async { self.processResult(outcome) }
+            self.process { self.processResult(outcome) }
         }
         if let queue = followUp.progressQueue {
             queue.async { self.deliverProgress() }
@@ -246,6 +246,13 @@ extension RequestOperation {
         if let delivery = followUp.delivery {
             self.deliver(delivery)
         }
+    }
+
+    /// Runs `work` on a processing queue (see ``processingQueues``) and remembers which.
+    private func process(_ work: @escaping @Sendable () -> Void) {
+        let lane = ProcessingQueues.nextLane()
+        self.storage.withLock { $0.processingQueue = lane.queue }
+        lane.run(work)
     }
 
     /// Adapts the request for `attempt` on the cooperative pool, then starts the attempt (or fails the

@@ -37,7 +37,7 @@ import Foundation
 ///
 /// Safety: `@unchecked Sendable` because every mutable property lives in `storage`, guarded by its
 /// `NSLock` — the operation's one lock, never held while user code, a serializer or Foundation's
-/// queue bookkeeping runs. `request`, `transport` and `processingQueue` are immutable.
+/// queue bookkeeping runs. `request` and `transport` are immutable.
 public final class RequestOperation: Operation, @unchecked Sendable {
     /// The request this operation sends. Its `destination` says whether the body is collected in
     /// memory (`TransferResponse/body`) or streamed to a file (`TransferResponse/fileURL`).
@@ -51,9 +51,12 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// The engine that runs the transfer, when the ``transport`` is one.
     public var engine: TransferEngine? { self.transport as? TransferEngine }
 
-    /// The queue this operation's response is serialized on: one of the library's shared
-    /// ``processingQueues``, never the network context.
-    public let processingQueue: DispatchQueue
+    /// The queue this operation's response was serialized on — one of the library's shared
+    /// ``processingQueues``, never the network context — or `nil` before a response arrived. Each
+    /// response goes to the first idle one when it arrives (see ``processingQueues``).
+    public var processingQueue: DispatchQueue? {
+        self.storage.withLock { $0.processingQueue }
+    }
 
     /// Everything mutable, under the one lock.
     let storage: Locked<Storage>
@@ -79,7 +82,6 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     public init(request: TransferRequest, transport: any TransferRunning) {
         self.request = request
         self.transport = transport
-        self.processingQueue = SharedQueues.nextProcessingQueue()
         self.storage = Locked(Storage(defaults: SharedQueues.defaults.value, request: request))
         super.init()
     }
@@ -296,12 +298,15 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     }
 
     /// The shared queues that serialize responses (AFNetworking's concurrent
-    /// `http_request_operation_processing_queue`): one serial queue per CPU (at least four), each
-    /// operation bound to one in turn, so that several responses are serialized at once. Serial queues always get a thread from libdispatch, even when the global pool's
-    /// threads are all blocked, so operations keep finishing whatever other code does with the
-    /// pool (a concurrent queue would wait for a pool thread). Never the network context. Keep
-    /// serializers from blocking: a slow one delays the operations bound to the same queue.
-    public static var processingQueues: [DispatchQueue] { SharedQueues.processing }
+    /// `http_request_operation_processing_queue`): serial queues, one per CPU (at least four). A
+    /// response goes to the first queue that is not stuck in a slow block (one running for a
+    /// millisecond or more), so cheap serializations share one warm thread and a slow or blocked
+    /// serializer sends the responses after it to the next queue. Serial queues always get a
+    /// thread from libdispatch, even when the global pool's threads are all blocked, so operations
+    /// keep finishing whatever other code does with the pool (a concurrent queue would wait for a
+    /// pool thread). Never the network context. Keep serializers from blocking: every blocked one
+    /// holds a queue, and the responses that reached its queue in its first millisecond wait for it.
+    public static var processingQueues: [DispatchQueue] { ProcessingQueues.queues }
 
     /// The method, the URL and the state, for logs: `<RequestOperation GET http://…: executing>`.
     public override var description: String {
@@ -338,6 +343,8 @@ extension RequestOperation {
         var enteredGroup: DispatchGroup?
         /// The transfer's response, when it completed successfully.
         var response: TransferResponse?
+        /// The processing queue the last response went to.
+        var processingQueue: DispatchQueue?
         /// The operation's result, once finished.
         var result: Result<(any Sendable)?, any Error>?
         /// Tasks awaiting ``RequestOperation/responseObject()``, by ticket.

@@ -32,6 +32,37 @@ struct CallbackTests {
         }
     }
 
+    /// A slow or blocked serializer holds its processing queue; the responses that arrive once it
+    /// has run for ``ProcessingQueues/slowBlock`` go to another. (Handed out in turn, every fourth
+    /// response would wait behind it.) One backend at a time: each case blocks a shared queue.
+    @Test("a blocked serializer holds up no response that arrives after it has run a while",
+          .serialized, arguments: BackendConfiguration.allCases)
+    func blockedSerializer(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let blocked = BlockingSerializer()
+            defer { blocked.release.signal() }
+            let first = RequestOperation(request: try request(.bytes(10)), engine: engine)
+            first.responseSerializer = blocked
+            first.start()
+            #expect(await waitUntil { blocked.entered.value })
+            let slow = DispatchTime.now().uptimeNanoseconds + 2 * ProcessingQueues.slowBlock
+            #expect(await waitUntil { DispatchTime.now().uptimeNanoseconds > slow })
+
+            let others = try (0..<8).map { _ in RequestOperation(request: try request(.bytes(10)), engine: engine) }
+            for operation in others { operation.start() }
+            #expect(await waitUntil { others.allSatisfy(\.isFinished) })
+            #expect(!first.isFinished, "the blocked serializer is still running")
+            let firstQueue = first.processingQueue
+            #expect(firstQueue != nil)
+            #expect(others.allSatisfy { $0.processingQueue != nil && $0.processingQueue !== firstQueue })
+            #expect(others.allSatisfy { $0.responseData == Data(TestServer.expectedBody(count: 10)) })
+
+            blocked.release.signal()
+            #expect(await waitUntil { first.isFinished })
+            #expect(first.responseData == Data(TestServer.expectedBody(count: 10)))
+        }
+    }
+
     @Test("a serializer that throws makes the operation fail with its error", arguments: BackendConfiguration.allCases)
     func serializerError(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
