@@ -32,7 +32,13 @@ final class EasyHandle {
     /// `curl_easy_reset` leaves a handle attached to the share it was given (`CURLOPT_SHARE`), and
     /// with it the share's cookies; detaching first keeps a cookie jar's cookies out of the next
     /// transfer and lets the jar be freed while the handle waits in the pool.
+    ///
+    /// Before that, the list of cookie files (`CURLOPT_COOKIEFILE ""` adds an entry, which curl
+    /// frees when a transfer starts) is emptied: libcurl 7.88's reset loses a list that no transfer
+    /// consumed — a handle configured for a cookie jar whose transfer never started — and
+    /// LeakSanitizer found those entries. With the share still attached, this keeps its cookies.
     func reset() {
+        _ = ccurl_easy_setopt_string(self.raw, CURLOPT_COOKIEFILE, nil)
         _ = ccurl_easy_setopt_ptr(self.raw, CURLOPT_SHARE, nil)
         curl_easy_reset(self.raw)
         self.setup = nil
