@@ -53,7 +53,8 @@ public final class RequestOperation: Operation, @unchecked Sendable {
 
     /// The queue this operation's response was serialized on — one of the library's shared
     /// ``processingQueues``, never the network context — or `nil` before a response arrived. Each
-    /// response goes to the first idle one when it arrives (see ``processingQueues``).
+    /// response goes, when it arrives, to the first of them not stuck in a slow block (see
+    /// ``processingQueues``).
     public var processingQueue: DispatchQueue? {
         self.storage.withLock { $0.processingQueue }
     }
