@@ -51,20 +51,26 @@ package enum ProcessingQueues {
     /// The queues, in the order they are tried.
     static let queues: [DispatchQueue] = lanes.map(\.queue)
 
-    /// The lane for the next response (see ``choose(runningSince:now:)``).
+    /// The lane for the next response (see ``choose(runningSince:now:)``); reads each lane's state
+    /// once, without building an array.
     static func nextLane() -> Lane {
         let now = DispatchTime.now().uptimeNanoseconds
-        let index = self.choose(runningSince: self.lanes.map { $0.runningSince.load(ordering: .relaxed) }, now: now)
+        let index = self.choose(runningSince: self.lanes.lazy.map { $0.runningSince.load(ordering: .relaxed) }, now: now)
         return self.lanes[index]
     }
 
-    /// The policy alone: the first lane not running a block started `slowBlock` or more before
-    /// `now` (a `runningSince` of 0 is idle); when every lane is, the one whose block started last.
-    package static func choose(runningSince: [UInt64], now: UInt64) -> Int {
+    /// The policy alone: the offset of the first lane not running a block started `slowBlock` or
+    /// more before `now` (a `runningSince` of 0 is idle); when every lane is, the one whose block
+    /// started last.
+    package static func choose(runningSince: some Sequence<UInt64>, now: UInt64) -> Int {
         var latest = 0
+        var latestStart: UInt64 = 0
         for (index, started) in runningSince.enumerated() {
             if started == 0 || now &- started < self.slowBlock { return index }
-            if started > runningSince[latest] { latest = index }
+            if started > latestStart {
+                latest = index
+                latestStart = started
+            }
         }
         return latest
     }

@@ -46,12 +46,9 @@ struct ReleasedMappings {
     /// small body does not pin a large mapping), now live; or `nil`: then the caller maps fresh
     /// pages and says so with ``noteFreshMapping()``.
     mutating func take(atLeast size: Int) -> Mapping? {
-        var best: Int?
-        for (index, mapping) in self.kept.enumerated()
-        where mapping.size >= size && mapping.size / 2 <= size && mapping.size < (best.map { self.kept[$0].size } ?? .max) {
-            best = index
-        }
-        guard let best else { return nil }
+        let kept = self.kept
+        let fitting = kept.indices.lazy.filter { kept[$0].size >= size && kept[$0].size / 2 <= size }
+        guard let best = fitting.min(by: { kept[$0].size < kept[$1].size }) else { return nil }
         let mapping = self.kept.remove(at: best)
         self.keptBytes -= mapping.size
         self.liveCount += 1
