@@ -6,8 +6,14 @@ import Glibc
 /// makes the descriptor the port of a run-loop source; the dispatch backend watches it with one
 /// dispatch read source. Both then call ``drain(maxBatches:deliver:)`` on their context.
 ///
-/// - Each socket is in the set with its directions, level-triggered. An empty interest is an
-///   `EPOLL_CTL_MOD` with no events: the registration stays, so re-arming costs one call.
+/// - Each armed socket is in the set with exactly its directions, level-triggered.
+/// - Parking a socket (an empty interest: curl's `CURL_POLL_REMOVE` when a connection goes back to
+///   its pool) costs no system call when the socket was watched for reading only: the registration
+///   stays as it is, and re-arming it for reading, as the next request on the connection does,
+///   costs none either. An idle connection reports nothing; should its peer send or hang up, the
+///   event is dropped and the socket leaves the set (below). Any other parked registration is
+///   emptied with an `EPOLL_CTL_MOD` (a writable socket would report at once). Small GETs on kept
+///   connections made two `epoll_ctl` calls per request before.
 /// - Each registration carries a token in the event's user data, so an event fetched before its
 ///   socket was closed (and the descriptor number reused within the same batch) is recognised as
 ///   stale and dropped.
@@ -20,8 +26,11 @@ package final class EpollSet {
         /// Non-zero while the descriptor is watched; differs between successive watches of one number.
         var token: UInt32 = 0
         var interest: SocketInterest = []
-        /// Whether the descriptor is in the epoll set (it leaves it after a hang-up while parked).
+        /// Whether the descriptor is in the epoll set (a parked one leaves it on its first event).
         var inEpoll = false
+        /// The events the set asks for it while `inEpoll`: those of `interest`, or, parked, those
+        /// it had before (reading) or none.
+        var kernelMask: UInt32 = 0
     }
 
     private static let batchSize: Int32 = 64
@@ -39,6 +48,8 @@ package final class EpollSet {
     package private(set) var watchedCount = 0
     /// Sockets with at least one armed direction.
     package private(set) var armedCount = 0
+    /// `epoll_ctl` calls made so far (what parking without one saves shows here).
+    package private(set) var controlCalls = 0
 
     /// Creates the epoll descriptor; `nil` if the process is out of descriptors or memory.
     package static func make() -> EpollSet? {
@@ -68,10 +79,6 @@ package final class EpollSet {
                 contentsOf: repeatElement(Registration(), count: index + 1 - self.registrations.count))
         }
         var registration = self.registrations[index]
-        if registration.token != 0 && registration.interest == interest && (registration.inEpoll || interest.isEmpty) {
-            return true  // unchanged (a parked socket that left the set after a hang-up stays out)
-        }
-
         if registration.token == 0 {
             registration.token = self.nextToken
             self.nextToken = self.nextToken == UInt32.max ? 1 : self.nextToken + 1
@@ -79,17 +86,27 @@ package final class EpollSet {
         }
         let data = UInt64(registration.token) << 32 | UInt64(UInt32(bitPattern: socket))
         let mask = Self.epollMask(interest)
-        var result: Int32
-        if registration.inEpoll {
-            result = ccurlew_epoll_ctl(self.descriptor, CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
-        } else {
-            result = ccurlew_epoll_ctl(self.descriptor, CCURLEW_EPOLL_CTL_ADD, socket, mask, data)
+        var result: Int32 = 0
+        if interest.isEmpty {
+            // Parked: a read-only registration stays as it is (see the top of this file).
+            if registration.inEpoll && registration.kernelMask & ~CCURLEW_EPOLLIN != 0 {
+                result = self.control(CCURLEW_EPOLL_CTL_MOD, socket, 0, data)
+                registration.inEpoll = result == 0
+                registration.kernelMask = 0
+            }
+        } else if !registration.inEpoll {
+            result = self.control(CCURLEW_EPOLL_CTL_ADD, socket, mask, data)
             if result != 0 && errno == EEXIST {
                 // The number is still in the set from a descriptor closed behind our back; take it over.
-                result = ccurlew_epoll_ctl(self.descriptor, CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
+                result = self.control(CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
             }
+            registration.inEpoll = result == 0
+            registration.kernelMask = mask
+        } else if registration.kernelMask != mask {
+            result = self.control(CCURLEW_EPOLL_CTL_MOD, socket, mask, data)
+            registration.inEpoll = result == 0
+            registration.kernelMask = mask
         }
-        registration.inEpoll = result == 0
 
         if !registration.interest.isEmpty { self.armedCount -= 1 }
         registration.interest = interest
@@ -108,7 +125,7 @@ package final class EpollSet {
         if index < self.registrations.count, self.registrations[index].token != 0 {
             let registration = self.registrations[index]
             if registration.inEpoll {
-                _ = ccurlew_epoll_ctl(self.descriptor, CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
+                _ = self.control(CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
             }
             self.watchedCount -= 1
             if !registration.interest.isEmpty { self.armedCount -= 1 }
@@ -176,10 +193,11 @@ package final class EpollSet {
         guard registration.token == token, token != 0 else { return nil }
 
         if registration.interest.isEmpty {
-            // Parked (CURL_POLL_REMOVE): epoll still reports errors and hang-ups with no events asked,
-            // level-triggered, so take it out of the set until it is armed again.
+            // Parked (CURL_POLL_REMOVE): the peer sent or hung up (epoll reports errors and
+            // hang-ups even with no events asked), level-triggered, so take it out of the set until
+            // it is armed again.
             if registration.inEpoll {
-                _ = ccurlew_epoll_ctl(self.descriptor, CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
+                _ = self.control(CCURLEW_EPOLL_CTL_DEL, socket, 0, 0)
                 self.registrations[Int(socket)].inEpoll = false
             }
             return nil
@@ -196,6 +214,12 @@ package final class EpollSet {
         // Only the directions armed now (the interest may have changed since the event was fetched).
         ready.formIntersection(armed.union(.error))
         return ready.isEmpty ? nil : (socket, ready)
+    }
+
+    /// One `epoll_ctl` call on this set, counted.
+    private func control(_ operation: Int32, _ socket: Int32, _ mask: UInt32, _ data: UInt64) -> Int32 {
+        self.controlCalls += 1
+        return ccurlew_epoll_ctl(self.descriptor, operation, socket, mask, data)
     }
 
     private static func epollMask(_ interest: SocketInterest) -> UInt32 {
