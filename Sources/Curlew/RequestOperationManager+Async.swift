@@ -268,23 +268,40 @@ extension RequestOperationManager {
     /// The serializer for a typed value: the raw body for `Data`, else a `DecodableResponseSerializer`
     /// with the manager's decoder and validation.
     func serializer<Value: Decodable & Sendable>(for type: Value.Type) -> any ResponseSerializer {
-        if Value.self == Data.self { return self.bodySerializer() }
-        let (responseSerializer, decoder) = self.settings.withLock { ($0.responseSerializer, $0.decoder) }
+        let (validation, decoder) = self.settings.withLock { ($0.validation, $0.decoder) }
+        if Value.self == Data.self { return validation.bodySerializer }
         var serializer = DecodableResponseSerializer<Value>(decoder: decoder)
-        if let validating = responseSerializer as? any ValidatingResponseSerializer {
-            serializer.acceptableStatusCodes = validating.acceptableStatusCodes
-            serializer.acceptableContentTypes = validating.acceptableContentTypes
+        if let (statusCodes, contentTypes) = validation.rules {
+            serializer.acceptableStatusCodes = statusCodes
+            serializer.acceptableContentTypes = contentTypes
         }
         return serializer
     }
 
     /// The raw body, with the manager's status codes.
     func bodySerializer() -> ValidatedBodySerializer {
-        var serializer = ValidatedBodySerializer()
-        if let validating = self.responseSerializer as? any ValidatingResponseSerializer {
-            serializer.acceptableStatusCodes = validating.acceptableStatusCodes
+        self.settings.withLock { $0.validation.bodySerializer }
+    }
+}
+
+/// What the typed async methods take from the manager's response serializer, read once when the
+/// serializer is set rather than with a dynamic cast for every request.
+struct ResponseValidation: Sendable {
+    /// The acceptable status codes and content types of a validating serializer; `nil` for another
+    /// kind, whose rules the typed methods do not take.
+    let rules: (statusCodes: IndexSet, contentTypes: Set<String>?)?
+    /// The raw-body serializer with those status codes (200–299 without rules).
+    let bodySerializer: ValidatedBodySerializer
+
+    init(_ serializer: any ResponseSerializer) {
+        var body = ValidatedBodySerializer()
+        if let validating = serializer as? any ValidatingResponseSerializer {
+            self.rules = (validating.acceptableStatusCodes, validating.acceptableContentTypes)
+            body.acceptableStatusCodes = validating.acceptableStatusCodes
+        } else {
+            self.rules = nil
         }
-        return serializer
+        self.bodySerializer = body
     }
 }
 

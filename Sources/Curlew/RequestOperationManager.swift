@@ -71,7 +71,11 @@ public final class RequestOperationManager: Sendable {
     /// The manager's mutable settings.
     struct Settings: Sendable {
         var requestSerializer: any RequestSerializer = HTTPRequestSerializer()
-        var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
+        var responseSerializer: any ResponseSerializer = JSONResponseSerializer() {
+            didSet { self.validation = ResponseValidation(self.responseSerializer) }
+        }
+        /// Derived from `responseSerializer` whenever it is set.
+        private(set) var validation = ResponseValidation(JSONResponseSerializer())
         var decoder: any DataDecoder = JSONDecoder()
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?

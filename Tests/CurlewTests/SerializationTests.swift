@@ -106,6 +106,43 @@ struct SerializationTests {
         }
     }
 
+    @Test("the typed methods take the status codes and content types of the serializer set last",
+          arguments: BackendConfiguration.allCases)
+    func typedMethodsFollowTheSerializerSetLast(_ backend: BackendConfiguration) async throws {
+        try await withManager(backend) { api in
+            var serializer = JSONResponseSerializer()
+            serializer.acceptableStatusCodes = IndexSet(integer: 404)
+            api.responseSerializer = serializer
+            let (body, response) = try await api.data(.get, "status/404")
+            #expect(response.head.status.code == 404)
+            #expect(String(decoding: body, as: UTF8.self).hasPrefix("404 "))
+            do {
+                _ = try await api.data(.get, "bytes/3")
+                Issue.record("a 200 passed when only 404 is acceptable")
+            } catch let error as ResponseSerializationError {
+                #expect(error.refusedStatus == 200)
+            }
+
+            // Content types: the echo's JSON is refused once only text/plain is acceptable…
+            var plainOnly = HTTPResponseSerializer()
+            plainOnly.acceptableContentTypes = ["text/plain"]
+            api.responseSerializer = plainOnly
+            do {
+                _ = try await api.get("echo", as: Echo.self)
+                Issue.record("a JSON body passed when only text/plain is acceptable")
+            } catch let error as ResponseSerializationError {
+                guard case .unacceptableContentType = error.reason else {
+                    Issue.record("expected a content-type refusal, got \(error)")
+                    return
+                }
+            }
+            // …and accepted again with the default serializer.
+            api.responseSerializer = JSONResponseSerializer()
+            let echo = try await api.get("echo", as: Echo.self)
+            #expect(echo.method == "GET")
+        }
+    }
+
     @Test("a Decodable failure names the coding path and never reaches success", arguments: BackendConfiguration.allCases)
     func decodingFailure(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
