@@ -18,6 +18,26 @@ extension TestServer {
     public static var faultCACertificatePath: String {
         TLSMaterial.path(of: "fault-ca.pem")
     }
+
+    /// A client certificate (PEM) that the mutual-TLS listener (``mutualTLSBaseURL``) accepts.
+    public static var clientCertificatePath: String {
+        TLSMaterial.path(of: "client.pem")
+    }
+
+    /// The private key (PEM) of ``clientCertificatePath``.
+    public static var clientKeyPath: String {
+        TLSMaterial.path(of: "client.key")
+    }
+
+    /// A self-signed client certificate (PEM) that the mutual-TLS listener refuses.
+    public static var untrustedClientCertificatePath: String {
+        TLSMaterial.path(of: "stranger.pem")
+    }
+
+    /// The private key (PEM) of ``untrustedClientCertificatePath``.
+    public static var untrustedClientKeyPath: String {
+        TLSMaterial.path(of: "stranger.key")
+    }
 }
 
 extension TestServer {
@@ -68,8 +88,20 @@ enum TLSMaterial {
         return contexts
     }
 
-    /// A server context with ALPN `h2` then `http/1.1`.
-    static func makeServerContext(certificate: String = "server.pem", key keyFile: String = "server.key") throws -> NIOSSLContext {
+    /// The mutual-TLS listener's context: the server's certificate, and client certificates
+    /// required and verified against `client-ca.pem` only.
+    static let mutualContext: Result<NIOSSLContext, any Error> = Result {
+        try makeServerContext { configuration in
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .file(path(of: "client-ca.pem"))
+        }
+    }
+
+    /// A server context with ALPN `h2` then `http/1.1`, then whatever `adjust` changes.
+    static func makeServerContext(
+        certificate: String = "server.pem", key keyFile: String = "server.key",
+        adjusting adjust: (inout TLSConfiguration) -> Void = { _ in }
+    ) throws -> NIOSSLContext {
         let chain = try NIOSSLCertificate.fromPEMFile(path(of: certificate))
         let key = try NIOSSLPrivateKey(file: path(of: keyFile), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
@@ -80,6 +112,7 @@ enum TLSMaterial {
         // How long a close waits for the client's close_notify (NIOSSL's default is 5 s). Every close of an
         // idle TLS connection at shutdown waits this long, so keep it short: tests start many servers.
         configuration.shutdownTimeout = .milliseconds(100)
+        adjust(&configuration)
         return try NIOSSLContext(configuration: configuration)
     }
 }

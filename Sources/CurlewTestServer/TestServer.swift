@@ -37,6 +37,11 @@ public final class TestServer: Sendable {
     public let baseURL: URL
     /// `https://127.0.0.1:<tlsPort>`.
     public let tlsBaseURL: URL
+    /// `https://127.0.0.1:<p>`: the same routes over TLS with the same server certificate, but the
+    /// handshake requires a client certificate signed by the client CA
+    /// (``clientCertificatePath``/``clientKeyPath``); the URL of `127.0.0.1:0` when
+    /// ``Configuration/enableTLS`` is off.
+    public let mutualTLSBaseURL: URL
     /// `http://127.0.0.1:<h2cPort>`: speak HTTP/2 with prior knowledge to it.
     public let h2cBaseURL: URL
     /// `http://127.0.0.1:<p>/`, where `p` is bound by a socket that never listens: connects are refused
@@ -71,6 +76,7 @@ public final class TestServer: Sendable {
         self.h2cPort = ports[.h2c] ?? 0
         self.baseURL = Self.loopbackURL(scheme: "http", port: self.port)
         self.tlsBaseURL = Self.loopbackURL(scheme: "https", port: self.tlsPort)
+        self.mutualTLSBaseURL = Self.loopbackURL(scheme: "https", port: faultPorts.mutualTLS)
         self.h2cBaseURL = Self.loopbackURL(scheme: "http", port: self.h2cPort)
         self.refusedURL = Self.loopbackURL(scheme: "http", port: refusingPort.port, path: "/")
         self.blackholeURL = Self.loopbackURL(scheme: "http", port: blackholePort, path: "/")
@@ -142,6 +148,12 @@ public final class TestServer: Sendable {
                     guard let bound = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
                     faultPorts.tls[fault] = bound
                 }
+                let mutualPipelines = ServerPipelines(stats: faultStats, journal: journal,
+                                                      sslContext: try TLSMaterial.mutualContext.get(),
+                                                      http2MaxConcurrentStreams: 100)
+                let mutual = try Self.listen(on: 0, kind: .tls, group: group, pipelines: mutualPipelines).wait()
+                guard let bound = mutual.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+                faultPorts.mutualTLS = bound
             }
         } catch {
             group.shutdownGracefully { _ in }
@@ -159,6 +171,7 @@ public final class TestServer: Sendable {
         var raw = 0
         var closing = 0
         var tls: [TLSFault: Int] = [:]
+        var mutualTLS = 0
     }
 
     /// A raw TCP listener on 127.0.0.1 whose connections each get a new `handler()`; returns its port.

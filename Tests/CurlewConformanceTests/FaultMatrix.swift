@@ -29,6 +29,8 @@ struct FaultRow: Sendable, Hashable, CustomStringConvertible {
         case tlsWrongHost = "TLS: wrong host"
         case tlsExpired = "TLS: expired certificate"
         case tlsMissingCAFile = "TLS: missing CA file"
+        case tlsNoClientCertificate = "TLS: no client certificate (mutual TLS)"
+        case tlsUntrustedClientCertificate = "TLS: untrusted client certificate"
         case httpsToPlainPort = "https to a plain port"
         case httpToTLSPort = "http to the TLS port"
     }
@@ -39,22 +41,34 @@ struct FaultRow: Sendable, Hashable, CustomStringConvertible {
 
     var description: String { self.fault.rawValue }
 
-    /// The codes the row may end in: one, but for a connection closed at accept, where the kernel
-    /// decides whether curl reads the end of the stream (curl 52, `badServerResponse`) or, having
-    /// written its request to a closed socket, the reset that answers it (curl 56,
-    /// `networkConnectionLost`). Either way the retry policy sees a connection closed before any
-    /// response byte.
+    /// The codes the row may end in: one, but where the kernel decides between two.
+    ///
+    /// - A connection closed at accept: curl reads the end of the stream (curl 52,
+    ///   `badServerResponse`) or, having written its request to a closed socket, the reset that
+    ///   answers it (curl 56, `networkConnectionLost`). Either way the retry policy sees a connection
+    ///   closed before any response byte.
+    /// - A client certificate refused by a TLS 1.3 server: the server refuses it after the client
+    ///   has finished the handshake, with an alert, and closes. curl usually reads the alert (curl 56
+    ///   with `tlsv13 alert certificate required`, `secureConnectionFailed`), but when its request
+    ///   meets the closed socket first, the failure is the socket's (curl 55 with `ENOTCONN` or
+    ///   `EPIPE`, `networkConnectionLost`): nothing the client received says why.
     var accepted: Set<TransferError.Code> {
-        self.fault == .acceptThenClose ? [.badServerResponse, .networkConnectionLost] : [self.expected]
+        switch self.fault {
+        case .acceptThenClose: [.badServerResponse, .networkConnectionLost]
+        case .tlsNoClientCertificate, .tlsUntrustedClientCertificate: [.secureConnectionFailed, .networkConnectionLost]
+        default: [self.expected]
+        }
     }
 
-    /// Whether ``RetryPolicy/default`` retries a GET that met the fault: timeouts, refusals, and
-    /// connections that ended before any response byte.
-    var isRetryable: Bool {
+    /// Whether ``RetryPolicy/default`` retries a GET that met the fault and ended in `code`:
+    /// timeouts, refusals, and connections that ended before any response byte.
+    func isRetryable(after code: TransferError.Code) -> Bool {
         switch self.fault {
         case .acceptThenClose, .emptyReply, .reset, .refused, .dripHeadVsTotal, .stallHeadVsIdle, .dripBodyVsTotal,
             .stallBodyVsIdle, .fullBacklogVsConnect, .httpToTLSPort:
             return true
+        case .tlsNoClientCertificate, .tlsUntrustedClientCertificate:
+            return code == .networkConnectionLost
         default:
             return false
         }
@@ -72,7 +86,8 @@ struct FaultRow: Sendable, Hashable, CustomStringConvertible {
         case .redirectToFile: return .unsupportedURL
         case .gzipBomb, .doubleGzipBomb: return .responseTooLarge
         case .tlsSelfSigned, .tlsWrongHost, .tlsExpired: return .serverCertificateUntrusted
-        case .tlsMissingCAFile, .httpsToPlainPort: return .secureConnectionFailed
+        case .tlsMissingCAFile, .tlsNoClientCertificate, .tlsUntrustedClientCertificate, .httpsToPlainPort:
+            return .secureConnectionFailed
         }
     }
 
@@ -121,6 +136,14 @@ struct FaultRow: Sendable, Hashable, CustomStringConvertible {
         case .tlsMissingCAFile:
             url = server.url(.bytes(10), tls: true)
             options.tls.trustedRootsFile = "/nonexistent/curlew-ca.pem"
+        case .tlsNoClientCertificate:
+            url = server.mutualTLSBaseURL.appendingPathComponent("bytes/10")
+            options.tls.trustedRootsFile = TestServer.caCertificatePath
+        case .tlsUntrustedClientCertificate:
+            url = server.mutualTLSBaseURL.appendingPathComponent("bytes/10")
+            options.tls.trustedRootsFile = TestServer.caCertificatePath
+            options.tls.clientCertificate = ClientCertificate(
+                certificateFile: TestServer.untrustedClientCertificatePath, privateKeyFile: TestServer.untrustedClientKeyPath)
         case .httpsToPlainPort:
             url = server.url(.httpsToPlainPort)
             options.tls.trustedRootsFile = TestServer.caCertificatePath

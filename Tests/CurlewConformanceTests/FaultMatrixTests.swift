@@ -32,7 +32,7 @@ struct FaultMatrixTests {
             case .failure(let error):
                 #expect(row.accepted.contains(error.code), "\(row): \(error)")
                 let retried = RetryPolicy.default.decide(after: .failure(error), method: .get, attempt: 1) != .doNotRetry
-                #expect(retried == row.isRetryable, "\(row): retried \(retried) after \(error)")
+                #expect(retried == row.isRetryable(after: error.code), "\(row): retried \(retried) after \(error)")
                 #expect(error.failingURL != nil, "\(row): no failing URL in \(error)")
             }
         }

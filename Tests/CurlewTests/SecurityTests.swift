@@ -59,6 +59,40 @@ struct SecurityTests {
         }
     }
 
+    @Test("mutual TLS: a server that requires a client certificate gets it; none, or an untrusted one, fails typed",
+          arguments: BackendConfiguration.allCases)
+    func mutualTLS(_ backend: BackendConfiguration) async throws {
+        try await withManager(backend, baseURL: try testServer().mutualTLSBaseURL) { api in
+            var policy = Self.policy(pinning: [])
+            policy.clientCertificate = ClientCertificate(
+                certificateFile: TestServer.clientCertificatePath, privateKeyFile: TestServer.clientKeyPath)
+            api.securityPolicy = policy
+            #expect(try await api.get("echo", as: Echo.self).method == "GET")
+
+            // Without the identity: the connection that presented it (kept by curl) must not serve this
+            // request, and a new handshake fails. A TLS 1.3 server refuses after the handshake and
+            // closes: curl reads its alert (`secureConnectionFailed`) or, when its request meets the
+            // closed socket first, fails on the socket (`networkConnectionLost`; see the fault matrix).
+            for identity in [nil, ClientCertificate(certificateFile: TestServer.untrustedClientCertificatePath,
+                                                    privateKeyFile: TestServer.untrustedClientKeyPath)] {
+                policy.clientCertificate = identity
+                api.securityPolicy = policy
+                do {
+                    _ = try await api.get("echo", as: Echo.self)
+                    Issue.record("the server accepted \(identity.map(String.init(describing:)) ?? "no client certificate")")
+                } catch let error as TransferError {
+                    #expect([.secureConnectionFailed, .networkConnectionLost].contains(error.code), "\(error)")
+                }
+            }
+
+            // And the identity still works afterwards.
+            policy.clientCertificate = ClientCertificate(
+                certificateFile: TestServer.clientCertificatePath, privateKeyFile: TestServer.clientKeyPath)
+            api.securityPolicy = policy
+            #expect(try await api.get("echo", as: Echo.self).method == "GET")
+        }
+    }
+
     @Test("a pin is 32 bytes of Base64")
     func pinParsing() {
         #expect(PublicKeyPin(base64SHA256: TestServer.serverPublicKeyPin)?.description == "sha256//" + TestServer.serverPublicKeyPin)

@@ -55,6 +55,27 @@ struct TransferErrorTests {
         #expect(error.osErrno == ECONNRESET)
     }
 
+    /// A TLS 1.3 server refuses a client certificate after the handshake, with an alert that curl
+    /// reads as a receive error: the connection was refused at the TLS level, not lost.
+    @Test("a TLS alert from the peer is a secure-connection failure, not a lost connection", arguments: [
+        (CURLE_RECV_ERROR, "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0"),
+        (CURLE_RECV_ERROR, "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A000418:SSL routines::tlsv1 alert unknown ca, errno 0"),
+        (CURLE_SEND_ERROR, "OpenSSL SSL_write: error:0A000412:SSL routines::sslv3 alert bad certificate, errno 0"),
+        (CURLE_RECV_ERROR, "GnuTLS recv error (-12): A TLS fatal alert has been received."),
+    ])
+    func tlsAlertIsASecureConnectionFailure(_ curlCode: CURLcode, _ message: String) {
+        #expect(TransferError(curlCode: curlCode, message: message, osErrno: nil, url: nil).code == .secureConnectionFailed)
+        // With an errno the failure came from the socket, whatever the text says.
+        #expect(TransferError(curlCode: curlCode, message: message, osErrno: ECONNRESET, url: nil).code
+            == .networkConnectionLost)
+    }
+
+    @Test func aReadFailureWithoutAnAlertStaysConnectionLost() {
+        let message = "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A000126:SSL routines::unexpected eof while reading, errno 0"
+        #expect(TransferError(curlCode: CURLE_RECV_ERROR, message: message, osErrno: nil, url: nil).code
+            == .networkConnectionLost)
+    }
+
     /// curl 1 arises only from a response: Curlew checks every scheme itself, redirects included.
     @Test func unsupportedHTTPVersionIsABadServerResponse() {
         let error = TransferError(curlCode: CURLE_UNSUPPORTED_PROTOCOL, message: "Unsupported HTTP version in response",

@@ -24,6 +24,7 @@ extension TransferError {
     /// | 1 `UNSUPPORTED_PROTOCOL` | any: Curlew checks every URL's scheme itself (also on redirects), so curl reports it only for a reply that is not HTTP/1.x or HTTP/2 (`HTTP/1.1 abc`, HTTP/0.9) | `badServerResponse` |
     /// | 27 `OUT_OF_MEMORY`, 100 `TOO_LARGE` | before the response head was complete: curl refused a header line over its 100 KiB limit | `responseHeadTooLarge` |
     /// | 56 `RECV_ERROR` | no `errno` and a message about chunks: invalid chunked framing | `badServerResponse` |
+    /// | 55 `SEND_ERROR`, 56 `RECV_ERROR` | no `errno` and a message about a TLS alert: the server ended the handshake, as TLS 1.3 servers do after it when they refuse the client certificate (`tlsv13 alert certificate required`, `tlsv1 alert unknown ca`) | `secureConnectionFailed` |
     /// | 56 `RECV_ERROR` | otherwise (reset, TLS read failure) | `networkConnectionLost` |
     ///
     /// - Parameter awaitingHead: Whether the attempt had not yet received its whole response head.
@@ -43,6 +44,13 @@ extension TransferError {
         default:
             return false
         }
+    }
+
+    /// Whether a read or write failure's message reports a TLS alert from the peer: OpenSSL's
+    /// `…:SSL routines::tlsv13 alert certificate required`, GnuTLS's `A TLS fatal alert has been received`.
+    private static func namesTLSAlert(_ message: String) -> Bool {
+        let text = message.lowercased()
+        return text.contains("alert") && (text.contains("ssl") || text.contains("tls"))
     }
 
     /// `CURLE_TOO_LARGE` (curl 8.6 and later; Debian 12's headers do not have it).
@@ -65,6 +73,9 @@ extension TransferError {
             return .badServerResponse
         case CURLE_RECV_ERROR where errno == nil && message.lowercased().contains("chunk"):
             return .badServerResponse
+        case CURLE_RECV_ERROR where errno == nil && Self.namesTLSAlert(message),
+            CURLE_SEND_ERROR where errno == nil && Self.namesTLSAlert(message):
+            return .secureConnectionFailed
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return .networkConnectionLost
         case CURLE_OUT_OF_MEMORY where awaitingHead:
