@@ -329,7 +329,14 @@ struct SchedulerConformanceTests {
                 scheduler.setInterest(.read, for: local)
                 return harness.probe.counts(for: local)
             }
-            #expect(parked?.read == beforeRoom.read, "round \(round): read events fired on writability")
+            // CoreFoundation's CFSocket now and then reports a read callback with nothing to read
+            // here, as the peer drains its side and the socket turns writable (once in 500 rounds:
+            // 1 of 25 runs of this test): one such extra is tolerated there (curl's read then finds
+            // nothing). libdispatch's misfiled read source fires on every writability and never for
+            // data (caught above).
+            let spuriousReads = backend == .runLoopCFSocket ? 1 : 0
+            #expect((parked?.read ?? .max) <= beforeRoom.read + spuriousReads,
+                    "round \(round): read events fired on writability")
 
             // And the read direction still works on its own.
             try pair.sendFromPeer()
@@ -736,6 +743,10 @@ struct DispatchSchedulerSpecificTests {
         defer { pair.closePeer() }
         let local = pair.local
         #expect(await scheduler.runOnContext { scheduler.setInterest(.read, for: local) } != nil)
+        // The read source's registration runs on the queue after the block that made it; let it
+        // finish first. Suspending while it runs leaves libdispatch free to deliver, from that same
+        // invocation, an event that arrives meanwhile: the queue's drain was already under way.
+        #expect(await scheduler.runOnContext {} != nil)
 
         scheduler.queue.suspend()
         let performed = Locked(false)
