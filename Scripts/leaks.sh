@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the transfer conformance suite and the operation, batch and manager suites under LeakSanitizer, one
+# Runs the transfer conformance suite and the operation, batch, manager and serializer suites under LeakSanitizer, one
 # backend per run of the suites (default: all four, one after another; about 15 s each), and fails
 # on any leak not suppressed in Scripts/leaks.supp.
 #
@@ -34,7 +34,7 @@ for backend in "${backends[@]}"; do
         LSAN_OPTIONS="suppressions=$PWD/Scripts/leaks.supp:print_suppressions=1:report_objects=0:exitcode=23" \
         LD_PRELOAD="$runtime" \
         "$bin" --testing-library swift-testing \
-        --filter 'CurlewConformanceTests|CurlewOperationsTests|CurlewBatchingTests|CurlewTests' \
+        --filter 'CurlewConformanceTests|CurlewOperationsTests|CurlewBatchingTests|CurlewTests|CurlewSerializationTests' \
         --skip 'boundedMemory|SoakMemoryTests' >"$log" 2>&1 || run=$?
     summary=$(grep -aE "Test run with" "$log" | tail -1 | sed 's/\x1b\[[0-9;]*m//g')
     if grep -aq "ERROR: LeakSanitizer" "$log"; then

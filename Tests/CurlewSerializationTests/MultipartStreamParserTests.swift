@@ -9,7 +9,7 @@ import Testing
 struct MultipartStreamParserTests {
     /// Content that nearly contains the delimiter (CRLF `--B`), to exercise partial matches: it
     /// even ends with CRLF `--`, so the real delimiter starts right after a failed match.
-    static let tricky = Data("a\r\n--x\r\r\n-B\n\r\n-\r\r\n--".utf8)
+    static var tricky: Data { Data("a\r\n--x\r\r\n-B\n\r\n-\r\r\n--".utf8) }
 
     static func form() throws -> (MultipartFormData, [(name: String, filename: String?, type: String?, content: Data)]) {
         var form = try MultipartFormData(boundary: "B")
