@@ -66,6 +66,10 @@ struct ResponseHeadParser {
     /// Whether any line of a response (a status line, valid or not) has arrived.
     private(set) var hasStarted = false
 
+    /// Room for the fields of a typical response head, reserved once instead of growing the array
+    /// four times (a server like nginx sends 6–9 fields).
+    static let expectedFieldCount = 16
+
     /// - Parameter limit: the most bytes one head (status line and fields) may have.
     init(limit: Int) {
         self.limit = limit
@@ -86,6 +90,7 @@ struct ResponseHeadParser {
             guard let status = Self.parseStatusLine(line) else { return .malformed }
             self.status = status
             self.fields = HTTPFields()
+            self.fields.reserveCapacity(Self.expectedFieldCount)
             self.facts = Facts()
             self.phase = .fields
             return self.size > self.limit ? .tooLarge : .needMore
