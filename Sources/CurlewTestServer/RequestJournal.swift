@@ -8,6 +8,9 @@ final class RequestJournal: Sendable {
     struct Entry: Sendable {
         fileprivate let tag: String
         fileprivate let index: Int
+
+        /// Whether this is the first request recorded with its tag.
+        var isFirstOfItsTag: Bool { self.index == 0 }
     }
 
     private let records = NIOLockedValueBox<[String: [TaggedRequest]]>([:])

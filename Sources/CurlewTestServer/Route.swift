@@ -16,7 +16,7 @@
 /// | `.redirect(count:status:)` | `/redirect/n` (`?status=s` unless 302) |
 /// | `.redirectTo(url:status:)` | `/redirect-to?url=…&status=s` |
 /// | `.redirectLoop` | `/redirect-loop` (raw path takes `?status=s`) |
-/// | `.entity(bytes:…)` | `/entity/n?ranges=0&etag=…&noetag=1&lastmodified=0&drip=c&interval=ms&version=v` (non-defaults only) |
+/// | `.entity(bytes:…)` | `/entity/n?ranges=0&etag=…&noetag=1&lastmodified=0&drip=c&interval=ms&holdfirst=1&version=v` (non-defaults only) |
 /// | `.closeMidBody(bytes:)` | `/close-mid-body/n` |
 /// | `.reset` | `/reset` |
 /// | `.hugeHeaders(kilobytes:)` | `/huge-headers/kb` |
@@ -82,6 +82,10 @@ public enum Route: Sendable, Hashable {
     /// `version` simulates the resource changing: the content is shifted by `version - 1`, the ETag and
     /// the date change (see ``entityETag`` and ``entityLastModified``). With `dripChunkSize` the body is
     /// written in pieces of that size, `dripIntervalMilliseconds` apart, so a client can pause mid-body.
+    /// With `holdFirst` as well, the first tagged request of its tag (see ``TestServer/tagHeaderName``)
+    /// stops after its first piece until the client goes away (at most ``entityHold``): a test that
+    /// pauses there does not depend on how fast the client gets to it; later requests with the tag
+    /// (a resume) drip as usual.
     case entity(
         bytes: Int,
         ranges: Bool = true,
@@ -89,6 +93,7 @@ public enum Route: Sendable, Hashable {
         lastModified: Bool = true,
         dripChunkSize: Int? = nil,
         dripIntervalMilliseconds: Int = 0,
+        holdFirst: Bool = false,
         version: Int = 1
     )
     /// `Content-Length: bytes`, half of the body, then the connection is closed (on HTTP/2, the stream
@@ -157,7 +162,7 @@ public enum Route: Sendable, Hashable {
             return "/redirect-to?url=\(PercentEncoding.encode(url))&status=\(status)"
         case .redirectLoop:
             return "/redirect-loop"
-        case .entity(let bytes, let ranges, let etag, let lastModified, let dripChunkSize, let interval, let version):
+        case .entity(let bytes, let ranges, let etag, let lastModified, let dripChunkSize, let interval, let holdFirst, let version):
             var query: [String] = []
             if !ranges { query.append("ranges=0") }
             if let etag {
@@ -168,6 +173,7 @@ public enum Route: Sendable, Hashable {
             if !lastModified { query.append("lastmodified=0") }
             if let dripChunkSize { query.append("drip=\(dripChunkSize)") }
             if interval != 0 { query.append("interval=\(interval)") }
+            if holdFirst { query.append("holdfirst=1") }
             if version != 1 { query.append("version=\(version)") }
             return "/entity/\(bytes)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         case .closeMidBody(let bytes):
@@ -194,15 +200,20 @@ public enum Route: Sendable, Hashable {
         }
     }
 
+    /// The longest an `.entity` with `holdFirst` holds its first request after the first piece: far
+    /// beyond any test's wait for a client to pause, short enough that a client that never pauses
+    /// still gets its body.
+    public static let entityHold: Duration = .seconds(60)
+
     /// For `.entity`, the `ETag` the server sends for it (`nil` for other routes or without ETag).
     public var entityETag: String? {
-        guard case .entity(_, _, let etag, _, _, _, let version) = self else { return nil }
+        guard case .entity(_, _, let etag, _, _, _, _, let version) = self else { return nil }
         return EntityValidators.etag(base: etag, version: version)
     }
 
     /// For `.entity` with `lastModified`, the `Last-Modified` the server sends for it; otherwise `nil`.
     public var entityLastModified: String? {
-        guard case .entity(_, _, _, let lastModified, _, _, let version) = self, lastModified else { return nil }
+        guard case .entity(_, _, _, let lastModified, _, _, _, let version) = self, lastModified else { return nil }
         return EntityValidators.lastModified(version: version)
     }
 
@@ -210,7 +221,7 @@ public enum Route: Sendable, Hashable {
     /// `.chunked`, `.drip` and `.closeMidBody`, their full body; otherwise `nil`.
     public var expectedBody: [UInt8]? {
         switch self {
-        case .entity(let bytes, _, _, _, _, _, let version):
+        case .entity(let bytes, _, _, _, _, _, _, let version):
             return TestServer.expectedBody(count: bytes, offset: version - 1)
         case .bytes(let count, _), .chunked(let count, _), .drip(let count, _, _), .closeMidBody(let count):
             return TestServer.expectedBody(count: count)

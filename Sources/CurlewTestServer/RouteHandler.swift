@@ -55,16 +55,25 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         var remaining: Int
         let pieces: Pieces
         let interval: TimeAmount?
+        /// The pause after the first piece, when it differs from `interval` (`.entity`'s hold).
+        let firstInterval: TimeAmount?
         let ending: Ending
         private var pieceIndex = 0
         private var pieceRemaining = 0
 
-        init(offset: Int, remaining: Int, pieces: Pieces, interval: TimeAmount?, ending: Ending) {
+        init(offset: Int, remaining: Int, pieces: Pieces, interval: TimeAmount?, firstInterval: TimeAmount? = nil,
+             ending: Ending) {
             self.offset = offset
             self.remaining = remaining
             self.pieces = pieces
             self.interval = interval
+            self.firstInterval = firstInterval
             self.ending = ending
+        }
+
+        /// The pause due after the piece just written, if any.
+        var pauseAfterPiece: TimeAmount? {
+            self.pieceIndex == 1 ? self.firstInterval ?? self.interval : self.interval
         }
 
         /// The next write: where it starts in the resource, how long it is, and whether it completes a piece
@@ -289,11 +298,12 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.redirect(to: url, status: status, request: request, context: context)
         case .redirectLoop:
             self.redirect(to: Route.redirectLoop.path, status: 302, request: request, context: context)
-        case .entity(let size, let ranges, let etag, let lastModified, let dripChunkSize, let dripInterval, let version):
+        case .entity(let size, let ranges, let etag, let lastModified, let dripChunkSize, let dripInterval, let holdFirst, let version):
             self.serveEntity(
                 size: size, ranges: ranges, etag: EntityValidators.etag(base: etag, version: version),
                 lastModified: lastModified ? EntityValidators.lastModified(version: version) : nil,
-                dripChunkSize: dripChunkSize, dripInterval: dripInterval, contentOffset: version - 1,
+                dripChunkSize: dripChunkSize, dripInterval: dripInterval,
+                holds: holdFirst && self.journalEntry?.isFirstOfItsTag == true, contentOffset: version - 1,
                 request: request, context: context
             )
         case .closeMidBody(let bytes):
@@ -435,7 +445,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func serveEntity(
         size: Int, ranges: Bool, etag: String?, lastModified: String?, dripChunkSize: Int?, dripInterval: Int,
-        contentOffset: Int, request: Request, context: ChannelHandlerContext
+        holds: Bool, contentOffset: Int, request: Request, context: ChannelHandlerContext
     ) {
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: "application/octet-stream")
@@ -475,6 +485,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 offset: contentOffset + first, remaining: length,
                 pieces: .fixed(dripChunkSize ?? Self.streamPieceSize),
                 interval: dripping && dripInterval > 0 ? .milliseconds(Int64(dripInterval)) : nil,
+                firstInterval: dripping && holds ? .milliseconds(Int64(Route.entityHold.components.seconds * 1000)) : nil,
                 ending: .end(keepAlive: request.keepAlive)
             ),
             request: request, context: context
@@ -570,7 +581,7 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             let piece = stream.nextWrite()
             let buffer = BodyPattern.buffer(offset: piece.offset, length: piece.length, allocator: context.channel.allocator)
             context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-            if piece.endsPiece, let interval = stream.interval, stream.remaining > 0 {
+            if piece.endsPiece, let interval = stream.pauseAfterPiece, stream.remaining > 0 {
                 self.state = .pausing(stream)
                 context.flush()
                 self.timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {

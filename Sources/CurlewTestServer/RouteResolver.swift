@@ -119,7 +119,7 @@ enum ResolvedRoute: Hashable {
 
     private static func entity(_ target: ServerRequestTarget, argument: Substring?) -> ResolvedRoute {
         let usage = ResolvedRoute.badRequest(
-            "usage: /entity/<bytes>[?ranges=0&etag=<tag>&noetag=1&lastmodified=0&drip=<size>&interval=<ms>&version=<n>]"
+            "usage: /entity/<bytes>[?ranges=0&etag=<tag>&noetag=1&lastmodified=0&drip=<size>&interval=<ms>&holdfirst=1&version=<n>]"
         )
         guard let bytes = argument.flatMap(RangeDecision.parseDigits) else { return usage }
         let etag: String? = flag(target.queryValue("noetag")) ? nil : (target.queryValue("etag") ?? "\"v1\"")
@@ -141,6 +141,7 @@ enum ResolvedRoute: Hashable {
                 lastModified: target.queryValue("lastmodified").map(flag) ?? true,
                 dripChunkSize: dripChunkSize,
                 dripIntervalMilliseconds: interval,
+                holdFirst: target.queryValue("holdfirst").map(flag) ?? false,
                 version: version
             )
         )

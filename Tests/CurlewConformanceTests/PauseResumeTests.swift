@@ -10,9 +10,11 @@ import Testing
 /// pause, then the `Range` and `If-Range` of the resumed one, or none.
 @Suite("Pause and resume")
 struct PauseResumeTests {
-    /// The server sends each body chunk this long after the previous one, so the pause lands in the
-    /// middle of a body still on its way. (A pause from a delegate callback takes effect at once,
-    /// before curl hands over another byte; the drip does not make the test depend on timing.)
+    /// The server sends each body chunk this long after the previous one. The first request of each
+    /// test's tag stops after its first chunk until the client leaves (`holdFirst`), so the pause lands
+    /// in the middle of a body still on its way however late the client gets to it: a busy machine (a
+    /// parallel suite, ThreadSanitizer) once delayed the client past the whole 200 ms drip, and the
+    /// server had sent everything before the pause. The resumed request drips at this interval.
     static let dripInterval = 200
 
     /// Pauses at the first body bytes, waits for the pause, resumes, returns the result and what the
@@ -52,7 +54,7 @@ struct PauseResumeTests {
     @Test("with range support: continues from where it paused", arguments: BackendConfiguration.allCases)
     func withRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 400_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
+            let route = Route.entity(bytes: 400_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval, holdFirst: true)
             let (response, recorder, requests) = try await self.pauseOnceAndResume(engine, try .get(route))
             #expect(response.body == Data(try #require(route.expectedBody)))
             #expect(response.head.status == .ok)
@@ -71,7 +73,7 @@ struct PauseResumeTests {
     @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 400_000, ranges: false, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
+            let route = Route.entity(bytes: 400_000, ranges: false, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval, holdFirst: true)
             let (response, _, requests) = try await self.pauseOnceAndResume(engine, try .get(route))
             #expect(response.body == Data(try #require(route.expectedBody)))
             #expect(response.metrics.resumeCount == 1)
@@ -82,7 +84,7 @@ struct PauseResumeTests {
     @Test("without a validator: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutValidator(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 200_000, etag: nil, lastModified: false, dripChunkSize: 50_000, dripIntervalMilliseconds: Self.dripInterval)
+            let route = Route.entity(bytes: 200_000, etag: nil, lastModified: false, dripChunkSize: 50_000, dripIntervalMilliseconds: Self.dripInterval, holdFirst: true)
             let (response, _, requests) = try await self.pauseOnceAndResume(engine, try .get(route))
             #expect(response.body == Data(try #require(route.expectedBody)))
             #expect(requests.last?.range == nil, "without a validator there is nothing to continue: no Range")
@@ -95,7 +97,7 @@ struct PauseResumeTests {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-resume-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
         try await withEngine(backend) { engine in
-            let route = Route.entity(bytes: 300_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
+            let route = Route.entity(bytes: 300_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval, holdFirst: true)
             var request = try TransferRequest.get(route)
             request.destination = .file(destination)
             let (response, _, requests) = try await self.pauseOnceAndResume(engine, request)
@@ -112,7 +114,7 @@ struct PauseResumeTests {
         try await withEngine(backend) { engine in
             let server = try testServer()
             let tag = UUID().uuidString
-            let route = Route.entity(bytes: 400_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval)
+            let route = Route.entity(bytes: 400_000, dripChunkSize: 100_000, dripIntervalMilliseconds: Self.dripInterval, holdFirst: true)
             let recorder = TransferRecorder(engine, onProgress: { transfer, _ in transfer.pause() })
             let transfer = engine.makeTransfer(try TransferRequest.get(route).tagged(tag), delegate: recorder)
             transfer.start()

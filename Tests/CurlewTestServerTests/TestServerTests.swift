@@ -106,6 +106,37 @@ struct TestServerTests {
         await server.shutdownGracefully()
     }
 
+    @Test("an entity with holdFirst holds the first request of its tag after one piece until the client leaves; the next drips through")
+    func entityHoldsTheFirstRequestOfItsTag() async throws {
+        let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
+        let port = server.port
+        let route = Route.entity(bytes: 3000, dripChunkSize: 1000, dripIntervalMilliseconds: 10, holdFirst: true)
+        let request = "GET \(route.path) HTTP/1.1\r\nHost: x\r\n\(TestServer.tagHeaderName): held\r\n\r\n"
+        let leave = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await onThreadOfItsOwn {
+                let connection = try RawConnection(port: port)
+                try connection.sendWithoutReading(request)
+                _ = leave.wait(timeout: .now() + 30)  // the connection closes when it goes
+            }
+        }
+        #expect(await waitUntil { server.requests(tagged: "held").first?.status == 200 }, "no head written")
+        // Ten times the drip interval: a drip without the hold would long have finished.
+        #expect(await holdsThroughout(.milliseconds(300)) { server.requests(tagged: "held").first?.outcome == .answering })
+        leave.signal()
+        try await first.value
+        #expect(await waitUntil { server.requests(tagged: "held").first?.outcome == .abandoned })
+
+        let second = try await onThreadOfItsOwn { () -> (Int, [UInt8]) in
+            let response = try RawConnection(port: port).send(request)
+            return (response.status, response.body)
+        }
+        #expect(second.0 == 200)
+        #expect(second.1 == TestServer.expectedBody(count: 3000))
+        #expect(server.requests(tagged: "held").map(\.outcome) == [.abandoned, .answered])
+        await server.shutdownGracefully()
+    }
+
     @Test("echo counts and hashes the uploaded body")
     func echo() async throws {
         let server = try TestServer.start(.init(enableTLS: false, enableH2C: false))
