@@ -13,62 +13,52 @@ struct PauseResumeTests {
     /// operation with what the server saw of its requests (tagged): the first one abandoned at the
     /// pause, then the resumed one.
     ///
-    /// The pause comes from the progress handler, a hop away from the network context, so on a
-    /// badly overloaded machine it can land after the whole body has arrived: then the transfer
-    /// never paused (`resumeCount` stays 0), the operation simply succeeds, and the attempt is
-    /// made again with a slower drip (100, 400, then 1,600 ms between chunks: the body takes 1.2,
-    /// 4.8, then 19 s), so a slow machine gets more slack rather than a failure.
+    /// The pause comes from the progress handler, a hop away from the network context. The route
+    /// holds the first request after its first piece until the client leaves (`holdFirst`), so the
+    /// pause lands mid-body however late the handler runs; the resumed request drips at 100 ms. (This
+    /// used to try 100, 400, then 1,600 ms between chunks, for slack on a loaded machine.)
     private func pauseOnceAndResume(
-        _ engine: TransferEngine, _ makeRoute: (_ dripIntervalMilliseconds: Int) -> Route
-    ) async throws -> (RequestOperation, [TaggedRequest], Route)? {
+        _ engine: TransferEngine, _ route: Route
+    ) async throws -> (RequestOperation, [TaggedRequest]) {
         let server = try testServer()
-        for (attempt, interval) in [100, 400, 1_600].enumerated() {
-            let route = makeRoute(interval)
-            let tag = UUID().uuidString
-            let operation = RequestOperation(request: try request(route).tagged(tag), engine: engine)
-            let notifications = MarkedQueue("notifications")
-            let probe = OperationProbe(operation, notificationQueue: notifications)
-            operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved
-            let kept = Locked<Int64?>(nil)
-            operation.downloadProgressHandler = { [weak operation] progress in
-                guard let operation, progress.bytesReceived > 0, kept.value == nil else { return }
-                kept.set(progress.bytesReceived)
-                operation.pause()
-            }
-            operation.start()
-            #expect(await waitUntil {
-                probe.record.value.notifications.contains(RequestOperation.didPauseNotification) || operation.isFinished
-            })
-            let pausedState = operation.isPaused && !operation.isExecuting && !operation.isFinished
-            operation.pause()  // already paused (or finished): ignored
-            operation.resume()
-            let record = await probe.expectFinishedOnce()
-            #expect(record.successes == 1)
-            #expect(operation.responseData == Data(try #require(route.expectedBody)))
-            guard operation.response?.metrics.resumeCount == 1 else {
-                print("pause and resume: attempt \(attempt + 1) paused after the body had arrived; trying a slower drip")
-                continue
-            }
-            #expect(pausedState, "between the pause and the resume the operation is paused, not executing")
-            #expect(try #require(kept.value) < Int64(try #require(route.expectedBody).count))
-            #expect(record.notifications == [RequestOperation.didStartNotification, RequestOperation.didPauseNotification,
-                                             RequestOperation.didFinishNotification])
-            let requests = server.requests(tagged: tag)
-            #expect(requests.count == 2, "\(requests)")
-            #expect(requests.first?.outcome == .abandoned, "the pause released the connection mid-body")
-            #expect(requests.first?.range == nil)
-            return (operation, requests, route)
+        let tag = UUID().uuidString
+        let operation = RequestOperation(request: try request(route).tagged(tag), engine: engine)
+        let notifications = MarkedQueue("notifications")
+        let probe = OperationProbe(operation, notificationQueue: notifications)
+        operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved
+        let kept = Locked<Int64?>(nil)
+        operation.downloadProgressHandler = { [weak operation] progress in
+            guard let operation, progress.bytesReceived > 0, kept.value == nil else { return }
+            kept.set(progress.bytesReceived)
+            operation.pause()
         }
-        Issue.record("three attempts to pause mid-body all came after the body had arrived")
-        return nil
+        operation.start()
+        #expect(await waitUntil {
+            probe.record.value.notifications.contains(RequestOperation.didPauseNotification) || operation.isFinished
+        })
+        let pausedState = operation.isPaused && !operation.isExecuting && !operation.isFinished
+        operation.pause()  // already paused: ignored
+        operation.resume()
+        let record = await probe.expectFinishedOnce()
+        #expect(record.successes == 1)
+        #expect(operation.responseData == Data(try #require(route.expectedBody)))
+        #expect(operation.response?.metrics.resumeCount == 1)
+        #expect(pausedState, "between the pause and the resume the operation is paused, not executing")
+        #expect(try #require(kept.value) < Int64(try #require(route.expectedBody).count))
+        #expect(record.notifications == [RequestOperation.didStartNotification, RequestOperation.didPauseNotification,
+                                         RequestOperation.didFinishNotification])
+        let requests = server.requests(tagged: tag)
+        #expect(requests.count == 2, "\(requests)")
+        #expect(requests.first?.outcome == .abandoned, "the pause released the connection mid-body")
+        #expect(requests.first?.range == nil)
+        return (operation, requests)
     }
 
     @Test("with range support: continues where it paused, same bytes", arguments: BackendConfiguration.allCases)
     func withRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            guard let (operation, requests, route) = try await self.pauseOnceAndResume(engine, { interval in
-                Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: interval)
-            }) else { return }
+            let route = Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 100, holdFirst: true)
+            let (operation, requests) = try await self.pauseOnceAndResume(engine, route)
             let expected = Data(try #require(route.expectedBody))
             #expect(operation.responseData == expected)
             #expect(operation.responseObject as? Data == expected)
@@ -85,9 +75,9 @@ struct PauseResumeTests {
     @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutRanges(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
-            guard let (operation, requests, route) = try await self.pauseOnceAndResume(engine, { interval in
-                Route.entity(bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: interval)
-            }) else { return }
+            let route = Route.entity(
+                bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: 100, holdFirst: true)
+            let (operation, requests) = try await self.pauseOnceAndResume(engine, route)
             #expect(operation.responseData == Data(try #require(route.expectedBody)))
             #expect(requests.last?.status == 200, "the server sent the whole body again")
         }
