@@ -37,12 +37,18 @@ struct LifecycleTests {
     @Test("a task handle pauses, resumes and delivers the whole body; cancel makes value throw", arguments: BackendConfiguration.allCases)
     func taskHandle(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
-            // Dripped over 3 s, so the operation is still executing when the test sees it start, however
-            // loaded the machine (a 200 ms drip finished unseen twice under load).
-            let route = Route.entity(bytes: 300_000, dripChunkSize: 100_000, dripIntervalMilliseconds: 1_500)
+            // The server holds the first request of the tag after its first piece until the client
+            // leaves, and the pause waits until the server has answered it: the pause lands mid-body
+            // however loaded the machine (a 200 ms drip finished unseen twice under load; a 1.5 s drip
+            // cost every run 3 s).
+            let route = Route.entity(bytes: 300_000, dripChunkSize: 100_000, dripIntervalMilliseconds: 100, holdFirst: true)
+            let tag = UUID().uuidString
+            api.requestSerializer.defaultHeaders[try #require(HTTPField.Name(TestServer.tagHeaderName))] = tag
+            let server = try testServer()
             let task = api.dataTask(.get, route.path, as: Data.self)
             let operation = try #require(task.operation)
-            #expect(await waitUntil { operation.isExecuting })
+            #expect(await waitUntil { server.requests(tagged: tag).first?.status == 200 })
+            #expect(operation.isExecuting)
             task.pause()
             #expect(operation.isPaused)
             task.resume()
@@ -50,6 +56,9 @@ struct LifecycleTests {
             #expect(Array(data) == route.expectedBody)
             #expect(task.isFinished)
             #expect(task.response?.head.status.code == 200)
+            let requests = server.requests(tagged: tag)
+            #expect(requests.first?.outcome == .abandoned, "the pause released the connection mid-body: \(requests)")
+            #expect(requests.count == 2)
 
             let slow = api.dataTask(.get, Route.delay(120_000).path, as: Data.self)
             slow.cancel()
