@@ -156,15 +156,16 @@ struct OperationLessons {
     /// `resume` acts only on a paused one; the body then continues with a `Range` + `If-Range`
     /// request and arrives byte-identical.
     ///
-    /// The server sends the first 60,000 bytes at once and the last byte ten seconds later, so the
-    /// pause — issued from the progress handler, a hop away from the context — has ten seconds to
-    /// land mid-body: one attempt, no retries. The server's record of the two requests shows the
+    /// The server sends the first 60,000 bytes at once and holds the last byte until the client
+    /// leaves (`holdFirst`, for the first request of the tag only), so the pause — issued from the
+    /// progress handler, a hop away from the context — lands mid-body however late it comes: one
+    /// attempt, no retries, no timing. The server's record of the two requests shows the
     /// pause (the first one abandoned by the client) and the resume (`Range: bytes=N-` with the
     /// entity's ETag in `If-Range`, answered 206).
     @Test("12: pause only when executing, resume only when paused; same bytes, by Range", arguments: BackendConfiguration.allCases)
     func pauseAndResume(_ backend: BackendConfiguration) async throws {
         let engine = TransferEngine(scheduler: backend.makeOperationLessonScheduler())
-        let route = Route.entity(bytes: 60_001, dripChunkSize: 60_000, dripIntervalMilliseconds: 10_000)
+        let route = Route.entity(bytes: 60_001, dripChunkSize: 60_000, dripIntervalMilliseconds: 100, holdFirst: true)
         let server = try testServer()
         let tag = UUID().uuidString
         let operation = RequestOperation(request: TransferRequest(url: server.url(route)).tagged(tag), engine: engine)
