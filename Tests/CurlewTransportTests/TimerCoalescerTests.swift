@@ -96,3 +96,27 @@ struct TimerCoalescerTests {
         #expect(timer.trackedDeadlineCount == 10)
     }
 }
+
+@Suite("Timer coalescer: several multi handles")
+struct TimerCoalescerHandleTests {
+    @Test("the timer is armed for the earliest handle's deadline, and each due handle is taken once")
+    func earliestOfHandles() {
+        let now = ContinuousClock.now
+        var timer = TimerCoalescer()
+        timer.curlAsked(.after(milliseconds: 500), handle: 0, at: now)
+        timer.curlAsked(.after(milliseconds: 100), handle: 2, at: now)
+        let armed = timer.rearm(at: now)
+        #expect(armed == 100)
+        let later = now + .milliseconds(200)
+        let first = timer.takeDueCurlHandle(at: later)
+        #expect(first == 2)
+        let none = timer.takeDueCurlHandle(at: later)
+        #expect(none == nil, "handle 0 is not due yet")
+        timer.curlAsked(.after(milliseconds: 0), handle: 1, at: later)
+        let second = timer.takeDueCurlHandle(at: later)
+        #expect(second == 1)
+        let all = timer.takeDueCurlHandle(at: now + .seconds(1))
+        #expect(all == 0)
+        #expect(timer.curlDeadline == nil)
+    }
+}

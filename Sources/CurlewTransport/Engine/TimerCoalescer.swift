@@ -20,29 +20,50 @@
 /// engine keeps every such deadline here (``track(_:for:)``) and completes a transfer still running
 /// when its deadline comes (``popDueDeadline(at:)``). Entries are never removed early: a transfer that
 /// finished, paused or moved its deadline no longer matches its entry, which the driver skips.
+///
+/// **One deadline per multi handle.** An engine may drive several multi handles (see
+/// ``MultiHandlePlacement``); each asks for its own timer, and the scheduler's one timer serves the
+/// earliest.
 struct TimerCoalescer {
-    /// The deadline curl last asked for (`nil`: none).
-    private(set) var curlDeadline: ContinuousClock.Instant?
+    /// The deadline each multi handle's curl last asked for (`nil`: none), by handle.
+    private var curlDeadlines: [ContinuousClock.Instant?] = [nil]
     /// The deadline the scheduler's timer is armed for (`nil`: not armed, or already fired).
     private(set) var armedDeadline: ContinuousClock.Instant?
     private var deadlines = DeadlineQueue()
 
     // MARK: curl's deadline
 
-    /// curl asked for its timer (`CURLMOPT_TIMERFUNCTION`) at `now`.
-    mutating func curlAsked(_ request: TimerRequest, at now: ContinuousClock.Instant) {
+    /// The earliest deadline any multi handle's curl asked for (`nil`: none).
+    var curlDeadline: ContinuousClock.Instant? {
+        if self.curlDeadlines.count == 1 { return self.curlDeadlines[0] }
+        return self.curlDeadlines.lazy.compactMap { $0 }.min()
+    }
+
+    /// The curl of multi handle `handle` asked for its timer (`CURLMOPT_TIMERFUNCTION`) at `now`.
+    mutating func curlAsked(_ request: TimerRequest, handle: Int = 0, at now: ContinuousClock.Instant) {
+        while handle >= self.curlDeadlines.count { self.curlDeadlines.append(nil) }
         switch request {
-        case .disarm: self.curlDeadline = nil
-        case .after(let milliseconds): self.curlDeadline = now + .milliseconds(milliseconds)
+        case .disarm: self.curlDeadlines[handle] = nil
+        case .after(let milliseconds): self.curlDeadlines[handle] = now + .milliseconds(milliseconds)
         }
     }
 
-    /// Whether curl's deadline has come by `now`; if so it is cleared: the caller runs curl's due
-    /// timeouts now.
+    /// The first multi handle whose curl deadline has come by `now`, its deadline cleared: the
+    /// caller runs that handle's due timeouts now. `nil` when none is due.
+    mutating func takeDueCurlHandle(at now: ContinuousClock.Instant) -> Int? {
+        for handle in self.curlDeadlines.indices {
+            if let wanted = self.curlDeadlines[handle], wanted <= now {
+                self.curlDeadlines[handle] = nil
+                return handle
+            }
+        }
+        return nil
+    }
+
+    /// Whether some curl deadline has come by `now`; if so the first due one is cleared (an engine of
+    /// one multi handle).
     mutating func takeDueCurlDeadline(at now: ContinuousClock.Instant) -> Bool {
-        guard let wanted = self.curlDeadline, wanted <= now else { return false }
-        self.curlDeadline = nil
-        return true
+        self.takeDueCurlHandle(at: now) != nil
     }
 
     /// The scheduler's timer fired: it is no longer armed.
