@@ -11,6 +11,12 @@ final class EasyHandle {
     /// The setup whose options the handle holds, when it may be kept; `nil` for a fresh or reset
     /// handle, and while a transfer whose setup is not reusable has it.
     var setup: HandleSetup?
+    /// The multi handle the handle is in, by index, and the host its transfer holds a slot for
+    /// (kept only while the engine has more than one multi handle); `nil` while it is in none.
+    var placement: (index: Int, host: ConnectionAdmission.Host?)?
+    /// Whether curl finished the handle's last transfer without an error (its connection is then
+    /// probably kept for reuse in that multi handle).
+    var finishedCleanly = false
     /// curl writes a human-readable message for the last error here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
 

@@ -5,10 +5,13 @@ internal import CCurl
 import Glibc
 #endif
 
-/// Drives one curl multi handle from a scheduler's events: the engine's insides, and the glue
-/// between curl's callbacks, the ``TransferScheduler`` and three value types that hold the
+/// Drives the engine's curl multi handles from a scheduler's events: the engine's insides, and the
+/// glue between curl's callbacks, the ``TransferScheduler`` and the value types that hold the
 /// decisions — ``SocketLedger`` (which sockets the engine owns, and by which descriptor curl knows
-/// them), ``TimerCoalescer`` (when the scheduler's one timer must fire) and ``EasyHandlePool``.
+/// them), ``TimerCoalescer`` (when the scheduler's one timer must fire), ``EasyHandlePool``,
+/// ``ConnectionAdmission`` (which transfers wait for a connection slot) and
+/// ``MultiHandlePlacement`` (which multi handle takes a transfer: one, until a load of hundreds of
+/// connections makes libcurl's connection walks expensive).
 ///
 /// curl tells the driver which sockets to watch and when to wake it (`CURLMOPT_SOCKETFUNCTION`,
 /// `CURLMOPT_TIMERFUNCTION`); the driver passes that on to its scheduler, and turns the scheduler's
@@ -25,7 +28,9 @@ import Glibc
 /// threads, to submit work.
 final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     let scheduler: any TransferScheduler
-    private let multi: MultiHandle
+    /// The multi handles, by index: the first is made with the driver, the others when
+    /// ``placement`` first asks for them.
+    @exclusivity(unchecked) private var members: [Member] = []
 
     // Confined to the context, one thread at a time (asserted in debug builds): Swift's dynamic
     // exclusivity checks on these class properties can never find a conflict, and are turned off
@@ -34,6 +39,9 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var timer = TimerCoalescer()
     @exclusivity(unchecked) private var handles = EasyHandlePool()
     @exclusivity(unchecked) private var admission = ConnectionAdmission()
+    @exclusivity(unchecked) private var placement: MultiHandlePlacement
+    /// Which multi handle announced each socket, by curl's descriptor (0 until one did).
+    @exclusivity(unchecked) private var handleBySocket: [UInt8] = []
     private let configuration: TransferEngine.Configuration
     /// Transfers started and not finished (running or paused), kept alive here, by ``Transfer/id``.
     @exclusivity(unchecked) private var live: [UInt64: Transfer] = [:]
@@ -46,23 +54,54 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     private static let immediateRoundsPerEntry = 8
 
     init(scheduler: any TransferScheduler, configuration: TransferEngine.Configuration) {
-        guard let multi = MultiHandle() else {
+        self.scheduler = scheduler
+        self.configuration = configuration
+        // curl counts a total connection limit per multi handle: with one set, one handle keeps it.
+        let handles = configuration.maximumConnections > 0 ? 1 : min(configuration.maximumMultiHandles, Int(UInt8.max))
+        self.placement = MultiHandlePlacement(transfersPerHandle: configuration.transfersPerMultiHandle,
+                                              maximumHandles: handles)
+        guard self.openMultiHandle() else {
             preconditionFailure("curl_multi_init failed: out of memory")
         }
-        self.scheduler = scheduler
-        self.multi = multi
-        self.configuration = configuration
+        scheduler.bind(self)
+    }
+
+    /// One multi handle, and what its callbacks need to find the driver and say which handle called.
+    ///
+    /// Safety: `unowned(unsafe)` because the driver owns its members and cleans their handles up
+    /// (after which curl calls nothing) before it goes.
+    private final class Member {
+        let multi: MultiHandle
+        let index: Int
+        unowned(unsafe) let driver: MultiDriver
+
+        init(multi: MultiHandle, index: Int, driver: MultiDriver) {
+            self.multi = multi
+            self.index = index
+            self.driver = driver
+        }
+
+        var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    }
+
+    /// Makes the next multi handle, with the engine's limits and the driver's callbacks.
+    private func openMultiHandle() -> Bool {
+        guard let multi = MultiHandle() else { return false }
+        let configuration = self.configuration
         multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         multi.set(CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
         multi.set(CURLMOPT_MAXCONNECTS, configuration.effectiveIdleConnectionLimit)
         multi.set(CURLMOPT_PIPELINING, configuration.http2Multiplexing ? Int(CURLPIPE_MULTIPLEX) : 0)
         multi.set(CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maximumStreamsPerConnection)
-        multi.setCallbacks(socket: Self.socketCallback, timer: Self.timerCallback, context: self.pointer)
-        scheduler.bind(self)
+        let member = Member(multi: multi, index: self.members.count, driver: self)
+        multi.setCallbacks(socket: Self.socketCallback, timer: Self.timerCallback, context: member.pointer)
+        self.members.append(member)
+        return true
     }
 
-    /// The driver as curl's user data. The scheduler keeps the driver alive until its shutdown,
-    /// which comes after `curl_multi_cleanup`, so curl never sees a dangling pointer.
+    /// The driver as curl's user data for the easy handles' socket callbacks. The scheduler keeps the
+    /// driver alive until its shutdown, which comes after `curl_multi_cleanup`, so curl never sees
+    /// a dangling pointer.
     var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     // MARK: Scheduler events
@@ -74,10 +113,11 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         if events.contains(.read) { mask |= CURL_CSELECT_IN }
         if events.contains(.write) { mask |= CURL_CSELECT_OUT }
         if events.contains(.error) { mask |= CURL_CSELECT_ERR }
+        let handle = Int(curlSocket) < self.handleBySocket.count ? Int(self.handleBySocket[Int(curlSocket)]) : 0
         self.enter {
             self.counters.socketActions += 1
-            self.multi.socketAction(curlSocket, events: mask)
-            self.afterSocketAction()
+            self.members[handle].multi.socketAction(curlSocket, events: mask)
+            self.afterSocketAction(handle)
         }
     }
 
@@ -86,8 +126,12 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.timer.timerFired()
         self.enter {
             self.counters.timerFirings += 1
-            _ = self.timer.takeDueCurlDeadline(at: .now)
-            self.runDueTimeouts()
+            guard let first = self.timer.takeDueCurlHandle(at: .now) else {
+                // Early (the timer is re-armed lazily): nothing is due, which curl finds out cheaply.
+                for handle in self.members.indices { self.runDueTimeouts(handle) }
+                return
+            }
+            self.runDueTimeouts(first)
         }
     }
 
@@ -107,9 +151,10 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.isEntered = true
         body()
         var rounds = 0
-        while rounds < Self.immediateRoundsPerEntry, !self.isShutDown, self.timer.takeDueCurlDeadline(at: .now) {
+        while rounds < Self.immediateRoundsPerEntry * self.members.count, !self.isShutDown,
+              let handle = self.timer.takeDueCurlHandle(at: .now) {
             rounds += 1
-            self.runDueTimeouts()
+            self.runDueTimeouts(handle)
         }
         if self.timer.hasDueDeadline(at: .now) { self.expireDeadlines() }
         self.isEntered = false
@@ -123,25 +168,27 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.scheduler.setTimer(.after(milliseconds: milliseconds))
     }
 
-    private func runDueTimeouts() {
-        self.multi.socketAction(CURL_SOCKET_TIMEOUT, events: 0)
-        self.afterSocketAction()
+    private func runDueTimeouts(_ handle: Int) {
+        self.members[handle].multi.socketAction(CURL_SOCKET_TIMEOUT, events: 0)
+        self.afterSocketAction(handle)
     }
 
-    private func afterSocketAction() {
+    private func afterSocketAction(_ handle: Int) {
         if self.sockets.hasUnannounced {
             for command in self.sockets.sweepUnannounced() { self.perform(command) }
         }
-        self.completeFinishedTransfers()
+        self.completeFinishedTransfers(handle)
     }
 
-    private func completeFinishedTransfers() {
-        while let finished = self.multi.nextCompleted() {
+    private func completeFinishedTransfers(_ handle: Int) {
+        while let finished = self.members[handle].multi.nextCompleted() {
             var pointer: UnsafeMutableRawPointer?
             guard ccurl_easy_getinfo_ptr(finished.easy, CURLINFO_PRIVATE, &pointer) == CURLE_OK, let pointer else {
                 continue
             }
-            Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue().curlDidFinish(finished.result)
+            let transfer = Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue()
+            transfer.easy?.finishedCleanly = finished.result == CURLE_OK
+            transfer.curlDidFinish(finished.result)
         }
     }
 
@@ -157,14 +204,16 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
 
     private static let socketCallback: ccurl_socket_callback = { _, socket, what, userp, _ in
         guard let userp else { return -1 }
-        Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().curlWantsSocket(socket, what: what)
+        let member = Unmanaged<Member>.fromOpaque(userp).takeUnretainedValue()
+        member.driver.curlWantsSocket(socket, what: what, handle: member.index)
         return 0
     }
 
     private static let timerCallback: ccurl_timer_callback = { _, milliseconds, userp in
         guard let userp else { return -1 }
         let request: TimerRequest = milliseconds < 0 ? .disarm : .after(milliseconds: milliseconds)
-        Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().curlWantsTimer(request)
+        let member = Unmanaged<Member>.fromOpaque(userp).takeUnretainedValue()
+        member.driver.curlWantsTimer(request, handle: member.index)
         return 0
     }
 
@@ -184,15 +233,22 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         return 0
     }
 
-    private func curlWantsTimer(_ request: TimerRequest) {
+    private func curlWantsTimer(_ request: TimerRequest, handle: Int) {
         self.scheduler.assertOnContext()
         self.counters.timerUpdates += 1
-        self.timer.curlAsked(request, at: .now)
+        self.timer.curlAsked(request, handle: handle, at: .now)
         if !self.isEntered { self.applyTimer() }
     }
 
-    private func curlWantsSocket(_ socket: Int32, what: Int32) {
+    private func curlWantsSocket(_ socket: Int32, what: Int32, handle: Int) {
         self.scheduler.assertOnContext()
+        if self.members.count > 1, socket >= 0 {
+            let index = Int(socket)
+            if index >= self.handleBySocket.count {
+                self.handleBySocket.append(contentsOf: repeatElement(0, count: index + 1 - self.handleBySocket.count))
+            }
+            self.handleBySocket[index] = UInt8(truncatingIfNeeded: handle)
+        }
         let interest: SocketInterest?
         switch what {
         case CURL_POLL_REMOVE: interest = nil
@@ -282,17 +338,30 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.admission.withdraw(transfer.id)
     }
 
-    /// Adds `easy` to the multi handle; curl starts it on its next timer or socket action.
-    func attach(_ easy: EasyHandle) throws(TransferError) {
-        let code = self.multi.add(easy)
+    /// Adds `easy`, for a transfer to `host`, to a multi handle (see ``MultiHandlePlacement``);
+    /// curl starts it on its next timer or socket action.
+    func attach(_ easy: EasyHandle, host: ConnectionAdmission.Host) throws(TransferError) {
+        let index = self.placement.place(host)
+        if index == self.members.count, !self.openMultiHandle() {
+            self.placement.abandonLastHandle()
+            throw TransferError(.unknown, "curl_multi_init failed: out of memory")
+        }
+        let code = self.members[index].multi.add(easy)
         guard code == CURLM_OK else {
+            self.placement.left(index, host: host, finished: false)
             throw TransferError(.unknown, "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(code)))")
         }
+        // The host is kept only where there is a choice of handle (strings retained per request).
+        easy.placement = (index, self.members.count > 1 ? host : nil)
     }
 
-    /// Removes `easy` from the multi handle; curl closes its connection if a response was under way.
+    /// Removes `easy` from its multi handle; curl closes its connection if a response was under way.
     func detach(_ easy: EasyHandle) {
-        self.multi.remove(easy)
+        guard let (index, host) = easy.placement else { return }
+        easy.placement = nil
+        self.members[index].multi.remove(easy)
+        self.placement.left(index, host: host, finished: easy.finishedCleanly)
+        easy.finishedCleanly = false
     }
 
     // MARK: Lifecycle
@@ -312,7 +381,9 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
             }
         }
         self.live.removeAll()
-        self.multi.cleanup()  // applyTimer does nothing once shut down: the scheduler is done.
+        for member in self.members {
+            member.multi.cleanup()  // applyTimer does nothing once shut down: the scheduler is done.
+        }
         // Whatever curl closed behind our back and never reported, and the foreign duplicates.
         for command in self.sockets.releaseAll() { self.perform(command) }
         self.handles.removeAll()
@@ -328,6 +399,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         snapshot.idleEasyHandles = self.handles.count
         snapshot.foreignSocketWatches = self.sockets.foreignWatchCount
         snapshot.transfersWaitingForConnection = self.admission.waitingCount
+        snapshot.multiHandles = self.members.count
         snapshot.scheduler = self.scheduler.diagnostics
         return snapshot
     }

@@ -25,7 +25,9 @@ public final class TransferEngine: Sendable {
         /// for a free one, in the engine, first come first served (HTTP/2 transfers that may share a
         /// connection wait only beyond this many connections' worth of streams). 0: no limit.
         public var maximumConnectionsPerHost: Int = 16
-        /// The most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`). 0: no limit.
+        /// The most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`). 0: no limit. An engine
+        /// with such a limit drives one multi handle, whatever ``maximumMultiHandles`` says, since
+        /// curl counts the limit per handle.
         public var maximumConnections: Int = 0
         /// How many connections the pool keeps open (`CURLMOPT_MAXCONNECTS`). `nil`: four times the
         /// per-host limit, at least 64 (256 without a per-host limit).
@@ -38,6 +40,21 @@ public final class TransferEngine: Sendable {
         public var http2Multiplexing: Bool = true
         /// The most streams on one HTTP/2 connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`).
         public var maximumStreamsPerConnection: Int = 100
+        /// How many transfers one libcurl multi handle takes before the engine opens another.
+        ///
+        /// libcurl 7.88 walks every connection of a multi handle twice per request (looking for an
+        /// idle one to reuse, and when the transfer leaves), so beyond a few hundred connections
+        /// those walks dominate; with several multi handles, each has its own connections and the
+        /// walks stay short. A transfer goes to a handle that probably has an idle connection to its
+        /// host, so connections are still reused. The per-host limit counts the transfers of all
+        /// handles (the engine keeps it); the idle pool (``maximumIdleConnections``) is per handle, and so is
+        /// HTTP/2 multiplexing: each handle opens its own connection to a host. Below this many
+        /// transfers in flight an engine uses one multi handle.
+        public var transfersPerMultiHandle: Int = 256
+        /// The most libcurl multi handles the engine spreads its transfers over (1: never more than
+        /// one; see ``transfersPerMultiHandle``). Beyond this many times
+        /// ``transfersPerMultiHandle`` transfers in flight, the least busy handle takes the next.
+        public var maximumMultiHandles: Int = 8
 
         /// Creates the default configuration.
         public init() {}
@@ -112,6 +129,9 @@ public struct EngineDiagnostics: Sendable, Hashable {
     /// Transfers the engine holds back until their host has a free connection slot (beyond
     /// ``TransferEngine/Configuration/maximumConnectionsPerHost``), not yet handed to curl.
     public var transfersWaitingForConnection = 0
+    /// libcurl multi handles the engine has opened (see
+    /// ``TransferEngine/Configuration/transfersPerMultiHandle``).
+    public var multiHandles = 0
     /// Easy handles waiting in the pool for reuse.
     public var idleEasyHandles = 0
     /// Connection sockets curl has open (in use or pooled).

@@ -238,7 +238,12 @@ public final class Transfer: @unchecked Sendable {
         }
         self.easy = easy
         try self.configure(easy, for: attempt)
-        try self.driver.attach(easy)
+        let host: ConnectionAdmission.Host
+        switch self.slot {
+        case .holding(let held), .waiting(let held): host = held
+        case .none: host = ConnectionAdmission.Host(scheme: attempt.target.scheme, authority: attempt.target.authority)
+        }
+        try self.driver.attach(easy, host: host)
         self.isAttached = true
     }
 
