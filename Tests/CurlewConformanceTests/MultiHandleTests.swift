@@ -109,6 +109,27 @@ struct MultiHandleTests {
         }
     }
 
+    @Test("transfers that may share an HTTP/2 connection stay in the first handle, within the per-host limit",
+          arguments: BackendConfiguration.allCases)
+    func multiplexingStaysInFirstHandle(_ backend: BackendConfiguration) async throws {
+        try #require(LibCurl.supportsHTTP2)
+        try await withEngine(backend, configure: Self.smallHandles) { engine in
+            let server = try testServer()
+            #expect(try await engine.fetch(try .get(.bytes(1), tls: true)).metrics.httpVersion == .http2)
+            let recorders = (0..<12).map { _ in TransferRecorder(engine) }
+            for recorder in recorders {
+                engine.makeTransfer(try .get(.drip(bytes: 1000, chunks: 2, intervalMilliseconds: 50), tls: true),
+                                    delegate: recorder).start()
+            }
+            #expect(await waitUntil(timeout: .seconds(60)) { recorders.allSatisfy { $0.completionCount == 1 } })
+            let responses = try recorders.map { try #require($0.events.value.completions.first).get() }
+            #expect(responses.allSatisfy { $0.body == Data(TestServer.expectedBody(count: 1000)) })
+            #expect(responses.map(\.metrics.connectionsOpened).reduce(0, +) == 0, "a new connection was opened")
+            #expect(await engine.diagnostics().multiHandles == 1)
+            _ = server
+        }
+    }
+
     @Test("one multi handle when told so, or when a total connection limit is set",
           arguments: BackendConfiguration.allCases)
     func oneHandleWhenLimited(_ backend: BackendConfiguration) async throws {

@@ -58,6 +58,15 @@ struct MultiHandlePlacementTests {
         #expect(placement.handleCount == 1)
     }
 
+    @Test("a pinned transfer goes to the first handle, however busy")
+    func pinned() {
+        var placement = MultiHandlePlacement(transfersPerHandle: 1, maximumHandles: 3)
+        let placed = (0..<4).map { _ in placement.place(self.cdn, pinned: true) }
+        #expect(placed == [0, 0, 0, 0])
+        #expect(placement.handleCount == 1)
+        #expect(placement.place(self.api) == 1, "an unpinned one opens the next handle")
+    }
+
     @Test("a handle that could not be opened is forgotten")
     func abandonedHandle() {
         var placement = MultiHandlePlacement(transfersPerHandle: 1, maximumHandles: 2)

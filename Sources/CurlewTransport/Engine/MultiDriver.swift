@@ -340,8 +340,12 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
 
     /// Adds `easy`, for a transfer to `host`, to a multi handle (see ``MultiHandlePlacement``);
     /// curl starts it on its next timer or socket action.
-    func attach(_ easy: EasyHandle, host: ConnectionAdmission.Host) throws(TransferError) {
-        let index = self.placement.place(host)
+    ///
+    /// A transfer that `multiplexes` (it may share an HTTP/2 connection) goes to the first handle:
+    /// the engine admits many such transfers per connection slot and leaves their connections to
+    /// curl's per-host limit, which holds per multi handle only.
+    func attach(_ easy: EasyHandle, host: ConnectionAdmission.Host, multiplexes: Bool) throws(TransferError) {
+        let index = self.placement.place(host, pinned: multiplexes && self.configuration.http2Multiplexing)
         if index == self.members.count, !self.openMultiHandle() {
             self.placement.abandonLastHandle()
             throw TransferError(.unknown, "curl_multi_init failed: out of memory")

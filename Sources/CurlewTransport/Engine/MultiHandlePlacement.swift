@@ -14,6 +14,10 @@
 /// ``transfersPerHandle`` transfers, which is what an engine of one multi handle does: small loads
 /// behave exactly as before. Beyond it the next handle opens, up to ``maximumHandles``.
 ///
+/// **Not what may multiplex.** Transfers that may share an HTTP/2 connection all stay in the first
+/// handle: the engine admits up to a hundred of them per connection slot, and only one multi handle
+/// keeps their connections to a host within the per-host limit (curl counts it per handle).
+///
 /// **Back to the idle connection.** A connection can only be reused by a transfer of its own multi
 /// handle. So the placement remembers, per host, how many transfers each handle finished lately —
 /// each probably left an idle connection behind — and sends the next transfer to that host to the
@@ -40,9 +44,10 @@ struct MultiHandlePlacement {
     var handleCount: Int { self.attached.count }
 
     /// The handle for a transfer to `host`, counted as attached to it. An index equal to the number
-    /// of handles open before the call means a new handle: the caller opens it.
-    mutating func place(_ host: ConnectionAdmission.Host) -> Int {
-        if self.attached.count == 1, self.attached[0] < self.transfersPerHandle || self.maximumHandles == 1 {
+    /// of handles open before the call means a new handle: the caller opens it. A `pinned` transfer
+    /// always goes to the first handle (see ``MultiDriver/attach(_:host:multiplexes:)``).
+    mutating func place(_ host: ConnectionAdmission.Host, pinned: Bool = false) -> Int {
+        if pinned || self.attached.count == 1 && (self.attached[0] < self.transfersPerHandle || self.maximumHandles == 1) {
             self.attached[0] += 1
             return 0
         }

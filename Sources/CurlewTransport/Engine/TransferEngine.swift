@@ -47,8 +47,9 @@ public final class TransferEngine: Sendable {
         /// those walks dominate; with several multi handles, each has its own connections and the
         /// walks stay short. A transfer goes to a handle that probably has an idle connection to its
         /// host, so connections are still reused. The per-host limit counts the transfers of all
-        /// handles (the engine keeps it); the idle pool (``maximumIdleConnections``) is per handle, and so is
-        /// HTTP/2 multiplexing: each handle opens its own connection to a host. Below this many
+        /// handles (the engine keeps it); the idle pool (``maximumIdleConnections``) is per handle.
+        /// Transfers that may share an HTTP/2 connection (HTTPS, or prior knowledge) all stay in the
+        /// first handle, which keeps their connections within the per-host limit. Below this many
         /// transfers in flight an engine uses one multi handle.
         public var transfersPerMultiHandle: Int = 256
         /// The most libcurl multi handles the engine spreads its transfers over (1: never more than

@@ -243,7 +243,8 @@ public final class Transfer: @unchecked Sendable {
         case .holding(let held), .waiting(let held): host = held
         case .none: host = ConnectionAdmission.Host(scheme: attempt.target.scheme, authority: attempt.target.authority)
         }
-        try self.driver.attach(easy, host: host)
+        try self.driver.attach(easy, host: host,
+                               multiplexes: HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme))
         self.isAttached = true
     }
 
