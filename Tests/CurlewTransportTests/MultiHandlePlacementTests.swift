@@ -67,6 +67,21 @@ struct MultiHandlePlacementTests {
         #expect(placement.place(self.api) == 1, "an unpinned one opens the next handle")
     }
 
+    @Test("hints for ever new hosts stay bounded")
+    func boundedHints() {
+        var placement = MultiHandlePlacement(transfersPerHandle: 1, maximumHandles: 2)
+        _ = placement.place(self.api)
+        _ = placement.place(self.api)  // two handles open
+        let limit = MultiHandlePlacement.maximumHintedHosts
+        for number in 0..<(limit + 10) {
+            let host = ConnectionAdmission.Host(scheme: "http", authority: "host\(number).example:80")
+            let index = placement.place(host)
+            placement.left(index, host: host, finished: true)
+            #expect(placement.hintedHostCount <= limit)
+        }
+        #expect(placement.hintedHostCount == 10, "all forgotten once, then ten new")
+    }
+
     @Test("a handle that could not be opened is forgotten")
     func abandonedHandle() {
         var placement = MultiHandlePlacement(transfersPerHandle: 1, maximumHandles: 2)

@@ -34,6 +34,9 @@ struct MultiHandlePlacement {
     private(set) var attached: [Int] = [0]
     /// Per host, how many transfers each handle finished and that no transfer has followed yet.
     private var idle: [ConnectionAdmission.Host: [Int]] = [:]
+    /// The most hosts with hints: an engine that meets ever new hosts (a crawler) forgets all its
+    /// hints at this many rather than grow. Hints are only hints: forgetting costs a connection at most.
+    static let maximumHintedHosts = 4_096
 
     init(transfersPerHandle: Int, maximumHandles: Int) {
         self.transfersPerHandle = max(1, transfersPerHandle)
@@ -42,6 +45,9 @@ struct MultiHandlePlacement {
 
     /// How many multi handles are open.
     var handleCount: Int { self.attached.count }
+
+    /// How many hosts have hints.
+    var hintedHostCount: Int { self.idle.count }
 
     /// The handle for a transfer to `host`, counted as attached to it. An index equal to the number
     /// of handles open before the call means a new handle: the caller opens it. A `pinned` transfer
@@ -64,6 +70,9 @@ struct MultiHandlePlacement {
         self.attached[index] = max(0, self.attached[index] - 1)
         // With one handle there is nothing to choose between: no bookkeeping.
         guard finished, self.attached.count > 1, let host else { return }
+        if self.idle.count >= Self.maximumHintedHosts, self.idle[host] == nil {
+            self.idle.removeAll(keepingCapacity: true)
+        }
         self.idle[host, default: Array(repeating: 0, count: self.maximumHandles)][index] += 1
     }
 
