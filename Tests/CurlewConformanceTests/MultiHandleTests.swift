@@ -15,16 +15,23 @@ struct MultiHandleTests {
         configuration.maximumMultiHandles = 3
     }
 
+    /// `count` transfers that get no answer, started, once their connections are open: each holds a
+    /// place in its multi handle until cancelled.
+    private static func startHeld(_ count: Int, on engine: TransferEngine, server: TestServer) async -> (transfers: [Transfer], recorders: [TransferRecorder]) {
+        let recorders = (0..<count).map { _ in TransferRecorder(engine) }
+        let transfers = recorders.map { engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: $0) }
+        for transfer in transfers { transfer.start() }
+        await engine.waitForOpenSockets(count)
+        return (transfers, recorders)
+    }
+
     @Test("a load beyond one handle's share opens more handles, and transfers on each complete",
           arguments: BackendConfiguration.allCases)
     func spreadsOverHandles(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend, configure: Self.smallHandles) { engine in
             let server = try testServer()
             // Five transfers that get no answer: two in each of the first two handles, one in the third.
-            let holders = (0..<5).map { _ in TransferRecorder(engine) }
-            let held = holders.map { engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: $0) }
-            for transfer in held { transfer.start() }
-            await engine.waitForOpenSockets(5)
+            let (held, holders) = await Self.startHeld(5, on: engine, server: server)
             #expect(await engine.diagnostics().multiHandles == 3)
 
             // More transfers go to the handles with the fewest: every handle must start them (curl's
@@ -60,10 +67,7 @@ struct MultiHandleTests {
         try await withEngine(backend, configure: Self.smallHandles) { engine in
             let server = try testServer()
             // Four transfers without an answer fill the first two handles; two more go to the third.
-            let holders = (0..<4).map { _ in TransferRecorder(engine) }
-            let held = holders.map { engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: $0) }
-            for transfer in held { transfer.start() }
-            await engine.waitForOpenSockets(4)
+            let (held, holders) = await Self.startHeld(4, on: engine, server: server)
             let recorders = (0..<2).map { _ in TransferRecorder(engine) }
             for recorder in recorders {
                 engine.makeTransfer(TransferRequest(url: server.url(.bytes(100))), delegate: recorder).start()
@@ -143,10 +147,7 @@ struct MultiHandleTests {
                           }] {
             try await withEngine(backend, configure: configure) { engine in
                 let server = try testServer()
-                let recorders = (0..<6).map { _ in TransferRecorder(engine) }
-                let transfers = recorders.map { engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: $0) }
-                for transfer in transfers { transfer.start() }
-                await engine.waitForOpenSockets(6)
+                let (transfers, recorders) = await Self.startHeld(6, on: engine, server: server)
                 #expect(await engine.diagnostics().multiHandles == 1)
                 for transfer in transfers { transfer.cancel() }
                 #expect(await waitUntil { recorders.allSatisfy { $0.completionCount == 1 } })

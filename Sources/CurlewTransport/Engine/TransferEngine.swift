@@ -51,6 +51,13 @@ public final class TransferEngine: Sendable {
         /// Transfers that may share an HTTP/2 connection (HTTPS, or prior knowledge) all stay in the
         /// first handle, which keeps their connections within the per-host limit. Below this many
         /// transfers in flight an engine uses one multi handle.
+        ///
+        /// ```swift
+        /// var configuration = TransferEngine.Configuration()
+        /// configuration.maximumConnectionsPerHost = 1_024  // a load test against one host
+        /// configuration.transfersPerMultiHandle = 256      // the default: four handles at 1,024
+        /// let engine = TransferEngine(scheduler: DispatchScheduler(), configuration: configuration)
+        /// ```
         public var transfersPerMultiHandle: Int = 256
         /// The most libcurl multi handles the engine spreads its transfers over (1: never more than
         /// one; see ``transfersPerMultiHandle``). Beyond this many times
