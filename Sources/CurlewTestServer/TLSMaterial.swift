@@ -97,6 +97,13 @@ enum TLSMaterial {
         }
     }
 
+    /// The HTTP/1.1-only listener's context: the server's certificate, ALPN `http/1.1` alone.
+    static let http1Context: Result<NIOSSLContext, any Error> = Result {
+        try makeServerContext { configuration in
+            configuration.applicationProtocols = ["http/1.1"]
+        }
+    }
+
     /// A server context with ALPN `h2` then `http/1.1`, then whatever `adjust` changes.
     static func makeServerContext(
         certificate: String = "server.pem", key keyFile: String = "server.key",

@@ -42,6 +42,10 @@ public final class TestServer: Sendable {
     /// (``clientCertificatePath``/``clientKeyPath``); the URL of `127.0.0.1:0` when
     /// ``Configuration/enableTLS`` is off.
     public let mutualTLSBaseURL: URL
+    /// `https://127.0.0.1:<p>`: the same routes over TLS with the same server certificate, from a
+    /// server that offers ALPN `http/1.1` only — an HTTPS server that does not speak HTTP/2. The URL
+    /// of `127.0.0.1:0` when ``Configuration/enableTLS`` is off.
+    public let http1TLSBaseURL: URL
     /// `http://127.0.0.1:<h2cPort>`: speak HTTP/2 with prior knowledge to it.
     public let h2cBaseURL: URL
     /// `http://127.0.0.1:<p>/`, where `p` is bound by a socket that never listens: connects are refused
@@ -77,6 +81,7 @@ public final class TestServer: Sendable {
         self.baseURL = Self.loopbackURL(scheme: "http", port: self.port)
         self.tlsBaseURL = Self.loopbackURL(scheme: "https", port: self.tlsPort)
         self.mutualTLSBaseURL = Self.loopbackURL(scheme: "https", port: faultPorts.mutualTLS)
+        self.http1TLSBaseURL = Self.loopbackURL(scheme: "https", port: faultPorts.http1TLS)
         self.h2cBaseURL = Self.loopbackURL(scheme: "http", port: self.h2cPort)
         self.refusedURL = Self.loopbackURL(scheme: "http", port: refusingPort.port, path: "/")
         self.blackholeURL = Self.loopbackURL(scheme: "http", port: blackholePort, path: "/")
@@ -154,6 +159,12 @@ public final class TestServer: Sendable {
                 let mutual = try Self.listen(on: 0, kind: .tls, group: group, pipelines: mutualPipelines).wait()
                 guard let bound = mutual.localAddress?.port else { throw ChannelError.unknownLocalAddress }
                 faultPorts.mutualTLS = bound
+                let http1Pipelines = ServerPipelines(stats: faultStats, journal: journal,
+                                                     sslContext: try TLSMaterial.http1Context.get(),
+                                                     http2MaxConcurrentStreams: 100)
+                let http1 = try Self.listen(on: 0, kind: .tls, group: group, pipelines: http1Pipelines).wait()
+                guard let http1Port = http1.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+                faultPorts.http1TLS = http1Port
             }
         } catch {
             group.shutdownGracefully { _ in }
@@ -172,6 +183,7 @@ public final class TestServer: Sendable {
         var closing = 0
         var tls: [TLSFault: Int] = [:]
         var mutualTLS = 0
+        var http1TLS = 0
     }
 
     /// A raw TCP listener on 127.0.0.1 whose connections each get a new `handler()`; returns its port.
@@ -291,6 +303,11 @@ public final class TestServer: Sendable {
     /// addresses itself, without asking a resolver; the connection ends up at 127.0.0.1.
     public func otherOriginURL(_ route: Route) -> URL {
         URL(string: "http://localhost:\(self.port)\(route.path)") ?? self.url(route)
+    }
+
+    /// The URL of `route` on the TLS listener that speaks HTTP/1.1 only (``http1TLSBaseURL``).
+    public func http1TLSURL(_ route: Route) -> URL {
+        Self.loopbackURL(scheme: "https", port: self.http1TLSBaseURL.port ?? 0, path: route.path)
     }
 
     /// The URL of `route` on the h2c listener (HTTP/2 with prior knowledge only).

@@ -87,16 +87,27 @@ struct ConnectionAdmission {
     }
 
     /// Gives back a slot on `host`. Returns the waiting transfer that now holds it, or `nil` when
-    /// nobody waits (the slot is free).
-    mutating func release(_ host: Host) -> UInt64? {
-        Self.release(&self.hosts[host], waitingFor: &self.waitingFor)
+    /// the slot is free: nobody waits, or the first in the queue may not have it because `limit`
+    /// (the most slots that transfer may have held, as ``request(_:for:limit:)`` takes it; `nil`:
+    /// no limit) is below what is held now. A limit lower than when the slots were taken (the host
+    /// turned out to answer one request per connection, see ``HostProtocols``) thus lets the held
+    /// slots drain down to it before anyone waiting gets one.
+    mutating func release(_ host: Host, limit: (UInt64) -> Int?) -> UInt64? {
+        Self.release(&self.hosts[host], waitingFor: &self.waitingFor, limit: limit)
     }
 
-    private static func release(_ entry: inout HostState?, waitingFor: inout [UInt64: Host]) -> UInt64? {
+    private static func release(_ entry: inout HostState?, waitingFor: inout [UInt64: Host],
+                                limit: (UInt64) -> Int?) -> UInt64? {
         guard var state = entry.take() else { return nil }  // taken out, so its queue is not copied
         defer { entry = state.isUnused ? nil : state }
-        while state.waiting > 0, let id = state.ids.popFirst() {
-            guard waitingFor.removeValue(forKey: id) != nil else { continue }  // withdrawn
+        while state.waiting > 0, let id = state.ids.first {
+            guard waitingFor[id] != nil else {  // withdrawn
+                _ = state.ids.popFirst()
+                continue
+            }
+            if let most = limit(id), state.held > most { break }
+            _ = state.ids.popFirst()
+            waitingFor.removeValue(forKey: id)
             state.waiting -= 1
             return id
         }
@@ -130,6 +141,11 @@ extension ConnectionAdmission {
 
         mutating func append(_ id: UInt64) {
             self.items.append(id)
+        }
+
+        /// The oldest ID, left in place.
+        var first: UInt64? {
+            self.head < self.items.count ? self.items[self.head] : nil
         }
 
         mutating func popFirst() -> UInt64? {

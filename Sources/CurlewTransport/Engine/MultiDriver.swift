@@ -40,6 +40,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var handles = EasyHandlePool()
     @exclusivity(unchecked) private var admission = ConnectionAdmission()
     @exclusivity(unchecked) private var placement: MultiHandlePlacement
+    @exclusivity(unchecked) private var protocols = HostProtocols()
     /// Which multi handle announced each socket, by curl's descriptor (0 until one did).
     @exclusivity(unchecked) private var handleBySocket: [UInt8] = []
     private let configuration: TransferEngine.Configuration
@@ -320,17 +321,37 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     /// Asks for a connection slot on `host` for `transfer`'s next attempt: `true` when it holds one
     /// and may be handed to curl now; `false` when it waits, until ``Transfer/slotGranted()``.
     func requestSlot(for transfer: Transfer, on host: ConnectionAdmission.Host, multiplexes: Bool) -> Bool {
-        let perHost = self.configuration.maximumConnectionsPerHost
-        let limit: Int? = perHost <= 0 ? nil
-            : multiplexes && self.configuration.http2Multiplexing
-                ? perHost * max(1, self.configuration.maximumStreamsPerConnection) : perHost
-        return self.admission.request(transfer.id, for: host, limit: limit) == .admitted
+        self.admission.request(transfer.id, for: host, limit: self.slotLimit(on: host, multiplexes: multiplexes)) == .admitted
     }
 
     /// Gives a slot on `host` back; the oldest transfer waiting for it, if any, takes it and starts.
     func releaseSlot(_ host: ConnectionAdmission.Host) {
-        guard let next = self.admission.release(host) else { return }
+        let next = self.admission.release(host) { id in
+            self.slotLimit(on: host, multiplexes: self.live[id]?.mayMultiplex(on: host) ?? false)
+        }
+        guard let next else { return }
         self.live[next]?.slotGranted()
+    }
+
+    /// The most slots on `host` while a transfer that `multiplexes` (may share an HTTP/2
+    /// connection) takes one: the per-host limit, times the streams per connection when the host's
+    /// connections may be shared; `nil` for no limit.
+    private func slotLimit(on host: ConnectionAdmission.Host, multiplexes: Bool) -> Int? {
+        let perHost = self.configuration.maximumConnectionsPerHost
+        guard perHost > 0 else { return nil }
+        return self.sharesConnections(multiplexes, on: host)
+            ? perHost * max(1, self.configuration.maximumStreamsPerConnection) : perHost
+    }
+
+    /// Whether a transfer that `multiplexes` will probably share a connection to `host`: HTTP/2
+    /// multiplexing is on, and the host's last answer did not come in HTTP/1.x (``HostProtocols``).
+    private func sharesConnections(_ multiplexes: Bool, on host: ConnectionAdmission.Host) -> Bool {
+        multiplexes && self.configuration.http2Multiplexing && !self.protocols.answersOneRequestPerConnection(host)
+    }
+
+    /// Notes the HTTP version `host` answered a transfer in that could have shared a connection.
+    func note(_ version: TransferMetrics.HTTPVersion, from host: ConnectionAdmission.Host) {
+        self.protocols.note(version, from: host)
     }
 
     /// Takes a transfer that waits for a slot out of the queue.
@@ -343,7 +364,12 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     ///
     /// A transfer that `multiplexes` (it may share an HTTP/2 connection) goes to the first handle:
     /// the engine admits many such transfers per connection slot and leaves their connections to
-    /// curl's per-host limit, which holds per multi handle only.
+    /// curl's per-host limit, which holds per multi handle only. They stay there when their host
+    /// turns out to answer in HTTP/1.x (``HostProtocols``): the transfers admitted before the
+    /// engine knew are in the first handle, with their connections, and moving later ones to other
+    /// handles opens new connections beside the idle ones there. Measured with 1,000 connections
+    /// allowed and 1,000 HTTPS GETs to nginx in flight: 1,743 connections instead of 1,011 for
+    /// 42,000 requests, for 5–10 % more throughput.
     func attach(_ easy: EasyHandle, host: ConnectionAdmission.Host, multiplexes: Bool) throws(TransferError) {
         let index = self.placement.place(host, pinned: multiplexes && self.configuration.http2Multiplexing)
         if index == self.members.count, !self.openMultiHandle() {

@@ -22,8 +22,10 @@ public final class TransferEngine: Sendable {
     /// Limits of one engine's connection pool.
     public struct Configuration: Sendable, Hashable {
         /// The most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); more transfers wait
-        /// for a free one, in the engine, first come first served (HTTP/2 transfers that may share a
-        /// connection wait only beyond this many connections' worth of streams). 0: no limit.
+        /// for a free one, in the engine, first come first served. HTTPS transfers, which may share
+        /// an HTTP/2 connection, wait only beyond this many connections' worth of streams
+        /// (``maximumStreamsPerConnection``), until their host has answered in HTTP/1.x: from then
+        /// on they are counted one per connection too. 0: no limit.
         public var maximumConnectionsPerHost: Int = 16
         /// The most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`). 0: no limit. An engine
         /// with such a limit drives one multi handle, whatever ``maximumMultiHandles`` says, since

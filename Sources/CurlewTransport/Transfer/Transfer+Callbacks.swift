@@ -186,6 +186,7 @@ extension Transfer {
     func curlDidFinish(_ result: CURLcode) {
         self.driver.scheduler.assertOnContext()
         guard let easy = self.easy, self.machine.isRunning, var attempt = self.attempt else { return }
+        if result == CURLE_OK { self.noteAnsweredVersion(easy, attempt: attempt) }
         switch self.machine.attemptEnded(succeeded: result == CURLE_OK) {
         case .relaunch(let next):
             self.relaunch(next)
@@ -212,6 +213,26 @@ extension Transfer {
         }
     }
 
+    /// Tells the engine which HTTP version the host of the transfer's connection slot answered in,
+    /// when the transfer could have shared a connection there (see ``HostProtocols``). An attempt
+    /// redirected to another host tells nothing about the slot's.
+    private func noteAnsweredVersion(_ easy: EasyHandle, attempt: Attempt) {
+        guard case .holding(let host) = self.slot, self.mayMultiplex(on: host),
+              attempt.target.scheme == host.scheme, attempt.target.authority == host.authority else { return }
+        self.driver.note(Self.httpVersion(of: easy), from: host)
+    }
+
+    /// The HTTP version of the response `easy` received.
+    private static func httpVersion(of easy: EasyHandle) -> TransferMetrics.HTTPVersion {
+        switch easy.info(long: CURLINFO_HTTP_VERSION) {
+        case Int(CURL_HTTP_VERSION_1_0): .http1_0
+        case Int(CURL_HTTP_VERSION_1_1): .http1_1
+        case Int(CURL_HTTP_VERSION_2_0): .http2
+        case Int(CURL_HTTP_VERSION_3): .http3
+        default: .unknown
+        }
+    }
+
     private func makeResponse(_ easy: EasyHandle) -> Result<TransferResponse, TransferError> {
         guard let head = self.deliveredHead, let url = self.currentURL else {
             return .failure(TransferError(.badServerResponse, "The server sent no response.", failingURL: self.currentURL))
@@ -226,13 +247,7 @@ extension Transfer {
         metrics.redirectCount = self.attempt?.redirectCount ?? 0
         metrics.resumeCount = self.resumeCount
         metrics.connectionsOpened = easy.info(long: CURLINFO_NUM_CONNECTS) ?? 0
-        switch easy.info(long: CURLINFO_HTTP_VERSION) {
-        case Int(CURL_HTTP_VERSION_1_0): metrics.httpVersion = .http1_0
-        case Int(CURL_HTTP_VERSION_1_1): metrics.httpVersion = .http1_1
-        case Int(CURL_HTTP_VERSION_2_0): metrics.httpVersion = .http2
-        case Int(CURL_HTTP_VERSION_3): metrics.httpVersion = .http3
-        default: metrics.httpVersion = .unknown
-        }
+        metrics.httpVersion = Self.httpVersion(of: easy)
         func duration(_ item: CURLINFO) -> Duration { .microseconds(easy.info(offset: item) ?? 0) }
         metrics.nameLookup = duration(CURLINFO_NAMELOOKUP_TIME_T)
         metrics.connect = duration(CURLINFO_CONNECT_TIME_T)

@@ -219,6 +219,12 @@ public final class Transfer: @unchecked Sendable {
         try self.attach(attempt)
     }
 
+    /// Whether the transfer may share a connection to `host` as an HTTP/2 stream (see
+    /// ``HandleSetup/mayMultiplex(_:scheme:)``).
+    func mayMultiplex(on host: ConnectionAdmission.Host) -> Bool {
+        HandleSetup.mayMultiplex(self.request.options, scheme: host.scheme)
+    }
+
     /// The connection slot this transfer waited for is its own: its attempt starts.
     func slotGranted() {
         guard case .waiting(let host) = self.slot else { return }
