@@ -44,6 +44,7 @@ struct HostProtocols {
             }
             self.oneRequestPerConnection.insert(host)
         case .http2, .http3:
+            guard !self.oneRequestPerConnection.isEmpty else { return }
             self.oneRequestPerConnection.remove(host)
         case .unknown:
             break
