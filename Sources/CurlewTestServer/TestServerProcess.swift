@@ -20,7 +20,7 @@ extension TestServer {
           --no-h2c         do not start the h2c listener
           --no-stdin       do not stop at end of stdin (only SIGTERM/SIGINT)
 
-        Prints "READY http=PORT tls=PORT h2c=PORT" once listening; serves until SIGTERM, SIGINT or stdin EOF.
+        Prints "READY http=PORT tls=PORT h2c=PORT http1tls=PORT" once listening; serves until SIGTERM, SIGINT or stdin EOF.
         TLS uses the certificates in the resource bundle next to the executable, or in the directory named by
         CURLEW_TEST_SERVER_CERTIFICATES (ca.pem, server.pem, server.key).
         """
@@ -29,7 +29,7 @@ extension TestServer {
     /// Runs a server as the whole process: what the `curlew-test-server` and `bench-server` executables do.
     ///
     /// Parses `arguments` (the first one is the program's path, as in `CommandLine.arguments`; see
-    /// ``processUsage(name:)``), starts the listeners, prints `READY http=PORT tls=PORT h2c=PORT` (0 for a
+    /// ``processUsage(name:)``), starts the listeners, prints `READY http=PORT tls=PORT h2c=PORT http1tls=PORT` (0 for a
     /// disabled listener) on stdout once every listener accepts connections (and the refused/blackhole URLs
     /// and the CA path on stderr), then serves until SIGTERM, SIGINT or end of stdin (unless `--no-stdin`:
     /// a parent that dies closes the pipe, so the server never outlives it), and exits 0. Bad arguments
@@ -69,7 +69,7 @@ extension TestServer {
             "\(name): refused=\(server.refusedURL.absoluteString) blackhole=\(server.blackholeURL.absoluteString)"
                 + (configuration.enableTLS ? " ca=\(TestServer.caCertificatePath)\n" : "\n")
         )
-        print("READY http=\(server.port) tls=\(server.tlsPort) h2c=\(server.h2cPort)")
+        print("READY http=\(server.port) tls=\(server.tlsPort) h2c=\(server.h2cPort) http1tls=\(server.http1TLSBaseURL.port ?? 0)")
         fflush(nil)  // every output stream, stdout included: the parent waits for this line
 
         stop.wait()

@@ -16,12 +16,12 @@ final class URLSessionClient: LoadClient {
         if options.scenario == .batch {
             throw .batchNotSupported
         }
-        if options.scenario == .h2 {
+        if options.scenario == .h2 || options.caFile != nil {
             // FoundationNetworking on Linux always uses libcurl's default CA bundle
             // (`_EasyHandle.setCARootBundlePath`; only Android reads a CA file from the environment)
             // and has no server-trust challenge, so it cannot trust the benchmark's test CA.
             throw .unsupported(
-                note: "URLSession on Linux cannot trust a custom CA (libcurl's default bundle only, no server-trust challenge), so it cannot reach the h2 TLS server")
+                note: "URLSession on Linux cannot trust a custom CA (libcurl's default bundle only, no server-trust challenge), so it cannot reach the TLS servers")
         }
         guard let url = URL(string: options.url), url.host != nil else {
             throw .failed("\"\(options.url)\" is not an absolute URL")

@@ -30,8 +30,20 @@ struct MatrixScenario: Sendable, Hashable, Identifiable {
     /// The most connections a client may open to the server (`--connections`); transfers beyond
     /// them wait in the client. `nil`: as many as transfers in flight.
     var connections: Int? = nil
-    /// HTTPS (TLS, ALPN h2) instead of plain HTTP.
-    var usesTLS: Bool
+    /// How the clients reach the server.
+    enum Transport: String, Sendable, Hashable {
+        /// Plain HTTP/1.1.
+        case plain
+        /// TLS, ALPN `h2` and `http/1.1`.
+        case tls
+        /// TLS from a listener that offers ALPN `http/1.1` only: an HTTPS server without HTTP/2.
+        case tlsHTTP1Only
+    }
+
+    /// How the clients reach the server.
+    var transport: Transport
+    /// Whether the clients speak TLS (and need the CA file).
+    var usesTLS: Bool { self.transport != .plain }
     /// Request body size (POST).
     var bodyBytes: Int?
     /// What the scenario is about.
@@ -51,63 +63,70 @@ extension MatrixScenario {
     static let getSmall = MatrixScenario(
         id: "get-small", title: "Small GET (13 B)",
         summary: "GET of a 13-byte body over HTTP/1.1 keep-alive, N transfers in flight, refilled on completion.",
-        clientScenario: "get", resource: .small, concurrencies: [1, 16, 128, 1024], usesTLS: false,
+        clientScenario: "get", resource: .small, concurrencies: [1, 16, 128, 1024], transport: .plain,
         bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: true
     )
     /// Small GETs far beyond the connections: what waiting transfers cost a client.
     static let getQueued = MatrixScenario(
         id: "get-small-queued", title: "Small GET, 64 connections, up to 10,000 in flight",
         summary: "GET of a 13-byte body over at most 64 HTTP/1.1 keep-alive connections; at 10,000 in flight, 9,936 wait in the client for a connection.",
-        clientScenario: "get", resource: .small, concurrencies: [64, 10_000], connections: 64, usesTLS: false,
+        clientScenario: "get", resource: .small, concurrencies: [64, 10_000], connections: 64, transport: .plain,
         bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: false
     )
     /// 64 KiB GETs.
     static let get64k = MatrixScenario(
         id: "get-64k", title: "64 KiB GET",
         summary: "GET of a 64 KiB body over HTTP/1.1 keep-alive.",
-        clientScenario: "get", resource: .medium, concurrencies: [16], usesTLS: false,
+        clientScenario: "get", resource: .medium, concurrencies: [16], transport: .plain,
         bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: true
     )
     /// 16 MiB GETs, one at a time: bulk throughput.
     static let get16m = MatrixScenario(
         id: "get-16m", title: "16 MiB GET (MB/s)",
         summary: "Sequential GETs of a 16 MiB body on one connection; MB/s = 10⁶ body bytes per second.",
-        clientScenario: "get", resource: .large, concurrencies: [1], usesTLS: false,
+        clientScenario: "get", resource: .large, concurrencies: [1], transport: .plain,
         bodyBytes: nil, headline: .megabytesPerSecond, wrkCanRun: true
     )
     /// 1 KiB POSTs.
     static let post1k = MatrixScenario(
         id: "post-1k", title: "1 KiB POST",
         summary: "POST of a 1,024-byte body, answered 200, over HTTP/1.1 keep-alive.",
-        clientScenario: "post", resource: .post, concurrencies: [16], usesTLS: false,
+        clientScenario: "post", resource: .post, concurrencies: [16], transport: .plain,
         bodyBytes: 1024, headline: .requestsPerSecond, wrkCanRun: true
     )
     /// HTTP/2 over TLS, streams multiplexed on one connection.
     static let h2 = MatrixScenario(
         id: "h2", title: "HTTP/2 multiplexed GET (TLS)",
         summary: "GET of a 13-byte body over HTTPS with ALPN h2, the transfers multiplexed as streams.",
-        clientScenario: "h2", resource: .small, concurrencies: [16, 128], usesTLS: true,
+        clientScenario: "h2", resource: .small, concurrencies: [16, 128], transport: .tls,
+        bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: false
+    )
+    /// Small GETs over HTTPS from a server without HTTP/2, far more in flight than connections.
+    static let getTLSHTTP1 = MatrixScenario(
+        id: "get-small-tls-http1", title: "Small GET over HTTPS from an HTTP/1.1-only server, 16 connections",
+        summary: "GET of a 13-byte body over TLS from a listener offering ALPN http/1.1 only, over at most 16 keep-alive connections; 1,008 of the 1,024 in flight wait in the client for a connection.",
+        clientScenario: "get", resource: .small, concurrencies: [1024], connections: 16, transport: .tlsHTTP1Only,
         bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: false
     )
     /// Main-thread lateness under load.
     static let lateness = MatrixScenario(
         id: "lateness", title: "Main-thread lateness under load",
         summary: "A 1 ms repeating tick on the main thread while the client runs small GETs; how late it fires.",
-        clientScenario: "lateness", resource: .small, concurrencies: [128], usesTLS: false,
+        clientScenario: "lateness", resource: .small, concurrencies: [128], transport: .plain,
         bodyBytes: nil, headline: .mainThreadLateness, wrkCanRun: false
     )
     /// An idle client.
     static let idle = MatrixScenario(
         id: "idle", title: "Idle client",
         summary: "The client set up and doing nothing (no transfers complete): CPU time and wake-ups.",
-        clientScenario: "idle", resource: .delayed, concurrencies: [1], usesTLS: false,
+        clientScenario: "idle", resource: .delayed, concurrencies: [1], transport: .plain,
         bodyBytes: nil, headline: .idleCost, wrkCanRun: false
     )
     /// Thread growth with a thousand slow transfers in flight.
     static let threads = MatrixScenario(
         id: "threads", title: "Thread growth (1,000 transfers in flight)",
         summary: "1,000 slow GETs in flight at once (each answered after a delay): peak threads and memory.",
-        clientScenario: "get", resource: .delayed, concurrencies: [1000], usesTLS: false,
+        clientScenario: "get", resource: .delayed, concurrencies: [1000], transport: .plain,
         bodyBytes: nil, headline: .threads, wrkCanRun: false
     )
 
@@ -115,7 +134,7 @@ extension MatrixScenario {
     static let batch = MatrixScenario(
         id: "batch", title: "Batch of 1,000 small GETs",
         summary: "Waves of 1,000 small GETs queued at once: as one OperationBatch (curlew-*-batch) or as plain operations (curlew-*); the next wave once the last is over.",
-        clientScenario: "batch", resource: .small, concurrencies: [1000], usesTLS: false,
+        clientScenario: "batch", resource: .small, concurrencies: [1000], transport: .plain,
         bodyBytes: nil, headline: .requestsPerSecond, wrkCanRun: false,
         participants: [
             "curlew-dispatch", "curlew-dispatch-batch", "curlew-runloop", "curlew-runloop-batch",
@@ -124,7 +143,7 @@ extension MatrixScenario {
     )
 
     /// Every scenario, in report order.
-    static let all: [MatrixScenario] = [.getSmall, .getQueued, .get64k, .get16m, .post1k, .h2, .lateness, .idle, .threads, .batch]
+    static let all: [MatrixScenario] = [.getSmall, .getQueued, .get64k, .get16m, .post1k, .h2, .getTLSHTTP1, .lateness, .idle, .threads, .batch]
 
     /// The reduced matrix of `--quick`.
     static let quick: [MatrixScenario] = [

@@ -54,6 +54,7 @@ final class EmbeddedServer {
             kind: .embedded, label: "CurlewTestServer (bench-server, 1 event-loop thread)",
             plainBase: "http://127.0.0.1:\(ports.http)",
             tlsBase: ports.tls > 0 ? "https://127.0.0.1:\(ports.tls)" : nil,
+            http1TLSBase: ports.http1TLS > 0 ? "https://127.0.0.1:\(ports.http1TLS)" : nil,
             caFile: ports.tls > 0 ? certificates?.caFile : nil, layout: .embedded
         )
         return EmbeddedServer(endpoint: endpoint, process: process, folder: folder)
@@ -65,11 +66,12 @@ final class EmbeddedServer {
         ScratchFolder.remove(self.folder)
     }
 
-    /// `READY http=PORT tls=PORT h2c=PORT`, parsed.
+    /// `READY http=PORT tls=PORT h2c=PORT http1tls=PORT`, parsed.
     struct ReadyLine {
         var http = 0
         var tls = 0
         var h2c = 0
+        var http1TLS = 0
 
         /// Nil when `line` is not a READY line.
         init?(_ line: String) {
@@ -82,6 +84,7 @@ final class EmbeddedServer {
                 case "http": self.http = port
                 case "tls": self.tls = port
                 case "h2c": self.h2c = port
+                case "http1tls": self.http1TLS = port
                 default: break
                 }
             }

@@ -5,7 +5,8 @@ import Musl
 #endif
 
 /// The nginx configuration the runner generates: one worker, no access log, unlimited keep-alive
-/// requests, 127.0.0.1 only; plain HTTP/1.1 on one port, TLS with HTTP/2 on another.
+/// requests, 127.0.0.1 only; plain HTTP/1.1 on one port, TLS with HTTP/2 on another, TLS without
+/// HTTP/2 (ALPN http/1.1 only) on a third.
 struct NginxConfiguration {
     /// The scratch folder: configuration, documents, logs, pid file, temp folders.
     var folder: String
@@ -13,6 +14,8 @@ struct NginxConfiguration {
     var plainPort: Int
     /// TLS port (ALPN h2 and http/1.1); nil when nginx lacks the ssl or http_v2 module.
     var tlsPort: Int?
+    /// TLS port without HTTP/2 (ALPN http/1.1 only); nil when `tlsPort` is.
+    var http1TLSPort: Int?
     /// Server certificate (PEM) for the TLS port.
     var certificate: String
     /// Its private key (PEM).
@@ -68,8 +71,13 @@ struct NginxConfiguration {
             "        listen 127.0.0.1:\(self.plainPort) backlog=4096;",
         ]
         if let tlsPort {
+            lines.append("        listen 127.0.0.1:\(tlsPort) ssl http2 backlog=4096;")
+        }
+        if let http1TLSPort {
+            lines.append("        listen 127.0.0.1:\(http1TLSPort) ssl backlog=4096;")
+        }
+        if self.tlsPort != nil || self.http1TLSPort != nil {
             lines += [
-                "        listen 127.0.0.1:\(tlsPort) ssl http2 backlog=4096;",
                 "        ssl_certificate \(self.certificate);",
                 "        ssl_certificate_key \(self.privateKey);",
             ]

@@ -34,11 +34,13 @@ final class NginxServer {
             let version = NginxServer.version(fromBuildFlags: buildFlags)
             guard let plainPort = LoopbackPort.free() else { throw ServerStartError(description: "no free port") }
             var tlsPort: Int?
+            var http1TLSPort: Int?
             if certificates != nil, NginxConfiguration.supportsHTTP2OverTLS(buildFlags: buildFlags) {
                 tlsPort = LoopbackPort.free()
+                http1TLSPort = LoopbackPort.free()
             }
             let configuration = NginxConfiguration(
-                folder: folder, plainPort: plainPort, tlsPort: tlsPort,
+                folder: folder, plainPort: plainPort, tlsPort: tlsPort, http1TLSPort: http1TLSPort,
                 certificate: certificates?.certificate ?? "", privateKey: certificates?.privateKey ?? "",
                 buildFlags: buildFlags
             )
@@ -51,7 +53,7 @@ final class NginxServer {
                 standardOutput: .file(folder + "/stdout.log"), standardError: .file(folder + "/stderr.log"),
                 newProcessGroup: true
             )
-            let ports = [plainPort] + (tlsPort.map { [$0] } ?? [])
+            let ports = [plainPort] + [tlsPort, http1TLSPort].compactMap { $0 }
             let deadline = ContinuousClock.now + .seconds(10)
             while !ports.allSatisfy(LoopbackPort.accepts) {
                 if process.hasExited || ContinuousClock.now >= deadline {
@@ -62,7 +64,8 @@ final class NginxServer {
             }
             let endpoint = ServerEndpoint(
                 kind: .nginx, label: version, plainBase: "http://127.0.0.1:\(plainPort)",
-                tlsBase: tlsPort.map { "https://127.0.0.1:\($0)" }, caFile: tlsPort == nil ? nil : certificates?.caFile,
+                tlsBase: tlsPort.map { "https://127.0.0.1:\($0)" },
+                http1TLSBase: http1TLSPort.map { "https://127.0.0.1:\($0)" }, caFile: tlsPort == nil ? nil : certificates?.caFile,
                 layout: .nginx
             )
             return NginxServer(endpoint: endpoint, version: version, process: process, folder: folder)

@@ -26,14 +26,22 @@ struct ServerEndpoint: Sendable, Hashable {
     var plainBase: String?
     /// `https://127.0.0.1:PORT` (TLS, ALPN h2 and http/1.1), if any.
     var tlsBase: String?
+    /// `https://127.0.0.1:PORT` (TLS, ALPN http/1.1 only: a server without HTTP/2), if any.
+    var http1TLSBase: String? = nil
     /// CA certificate that signed the TLS listener's certificate.
     var caFile: String?
     /// Which paths it answers on.
     var layout: Layout
 
-    /// The URL of `resource` on this server, or nil when it cannot serve it.
-    func url(for resource: Resource, tls: Bool, delayMilliseconds: Int) -> String? {
-        guard let base = tls ? self.tlsBase : self.plainBase else { return nil }
+    /// The URL of `resource` on this server over `transport`, or nil when it cannot serve it.
+    func url(for resource: Resource, over transport: MatrixScenario.Transport, delayMilliseconds: Int) -> String? {
+        let base: String?
+        switch transport {
+        case .plain: base = self.plainBase
+        case .tls: base = self.tlsBase
+        case .tlsHTTP1Only: base = self.http1TLSBase
+        }
+        guard let base else { return nil }
         switch self.layout {
         case .nginx:
             return resource.nginxPath.map { base + $0 }

@@ -46,18 +46,21 @@ final class ServerSet {
         }
         for scenario in scenarios {
             let delay = delayMilliseconds(scenario)
-            if let url = primary.url(for: scenario.resource, tls: scenario.usesTLS, delayMilliseconds: delay) {
+            if let url = primary.url(for: scenario.resource, over: scenario.transport, delayMilliseconds: delay) {
                 self.assignments[scenario.id] = Assignment(endpoint: primary, url: url)
                 continue
             }
             guard external == nil else {
-                self.unavailable[scenario.id] = scenario.usesTLS && primary.tlsBase == nil
-                    ? "needs --tls-url" : "the server of --url cannot serve it (it needs CurlewTestServer's /delay)"
+                switch scenario.transport {
+                case .tls: self.unavailable[scenario.id] = "needs --tls-url"
+                case .tlsHTTP1Only: self.unavailable[scenario.id] = "needs a TLS server without HTTP/2, which only the runner's own servers provide"
+                case .plain: self.unavailable[scenario.id] = "the server of --url cannot serve it (it needs CurlewTestServer's /delay)"
+                }
                 continue
             }
             do {
                 let server = try self.embeddedServer()
-                if let url = server.endpoint.url(for: scenario.resource, tls: scenario.usesTLS, delayMilliseconds: delay) {
+                if let url = server.endpoint.url(for: scenario.resource, over: scenario.transport, delayMilliseconds: delay) {
                     self.assignments[scenario.id] = Assignment(endpoint: server.endpoint, url: url)
                 } else {
                     self.unavailable[scenario.id] = "no server with TLS (test certificates not found)"
