@@ -161,6 +161,39 @@ struct ConnectionQueueTests {
             }
         }
     }
+
+    /// Beyond the streams of its connections, an HTTP/2 transfer waits too, and a stream given back
+    /// passes to the next in line.
+    @Test("https transfers beyond the streams of the per-host connections wait, and take the streams given back",
+          arguments: BackendConfiguration.allCases)
+    func multiplexedQueuedBeyondStreams(_ backend: BackendConfiguration) async throws {
+        try #require(LibCurl.supportsHTTP2)
+        try await withEngine(backend, configure: {
+            $0.maximumConnectionsPerHost = 1
+            $0.maximumStreamsPerConnection = 2
+        }) { engine in
+            #expect(try await engine.fetch(try .get(.bytes(1), tls: true)).metrics.httpVersion == .http2)
+            // Two streams that get no answer take both places; three more transfers wait.
+            let holders = (0..<2).map { _ in TransferRecorder(engine) }
+            let held = try holders.map { engine.makeTransfer(try .get(.delay(120_000), tls: true), delegate: $0) }
+            for transfer in held { transfer.start() }
+            let recorders = (0..<3).map { _ in TransferRecorder(engine) }
+            for (index, recorder) in recorders.enumerated() {
+                engine.makeTransfer(try .get(.bytes(100 + index), tls: true), delegate: recorder).start()
+            }
+            await self.waitForWaiting(engine, 3)
+            // One stream given back: the waiting transfers run through it one after another.
+            held[0].cancel()
+            for (index, recorder) in recorders.enumerated() {
+                let response = try #require(await recorder.result()).get()
+                #expect(response.body == Data(TestServer.expectedBody(count: 100 + index)))
+                #expect(response.metrics.httpVersion == .http2)
+            }
+            #expect(holders[1].completionCount == 0, "the other stream still runs")
+            held[1].cancel()
+            #expect(await holders[1].result()?.failure?.code == .cancelled)
+        }
+    }
 }
 
 private extension TransferRecorder {
