@@ -57,6 +57,39 @@ struct HTTP1OverTLSTests {
         }
     }
 
+    @Test("the engine knows from the first response head, before its body ends",
+          arguments: BackendConfiguration.allCases)
+    func learnsAtTheHead(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend, configure: Self.twoPerHost) { engine in
+            let server = try testServer()
+            // The first response's head comes at once, the rest of its body in two minutes.
+            let slow = TransferRecorder(engine)
+            let first = engine.makeTransfer(
+                Self.request(server.http1TLSURL(.drip(bytes: 2, chunks: 2, intervalMilliseconds: 120_000))), delegate: slow)
+            first.start()
+            #expect(await waitUntil { !slow.events.value.heads.isEmpty })
+
+            // It holds one slot, a transfer that gets no answer the other: three more wait.
+            let holder = TransferRecorder(engine)
+            let held = engine.makeTransfer(Self.request(server.http1TLSURL(.delay(120_000))), delegate: holder)
+            held.start()
+            let recorders = (0..<3).map { _ in TransferRecorder(engine) }
+            for recorder in recorders {
+                engine.makeTransfer(Self.request(server.http1TLSURL(.bytes(10))), delegate: recorder).start()
+            }
+            #expect(await waitUntil { await engine.diagnostics().transfersWaitingForConnection == 3 })
+            #expect(slow.completionCount == 0)
+
+            first.cancel()
+            held.cancel()
+            for recorder in recorders {
+                #expect(try #require(await recorder.result()).get().body == Data(TestServer.expectedBody(count: 10)))
+            }
+            #expect(await slow.result()?.failure?.code == .cancelled)
+            #expect(await holder.result()?.failure?.code == .cancelled)
+        }
+    }
+
     @Test("what the engine learns of one host leaves an HTTP/2 host's transfers sharing a connection",
           arguments: BackendConfiguration.allCases)
     func http2HostUnaffected(_ backend: BackendConfiguration) async throws {

@@ -64,6 +64,7 @@ extension Transfer {
     /// range request, or the response to deliver.
     private func headArrived(_ head: HTTPResponse, _ facts: ResponseHeadParser.Facts) -> Bool {
         guard let attempt = self.attempt else { return false }
+        if let easy = self.easy { self.noteAnsweredVersion(easy, attempt: attempt) }
         if let redirect = self.redirectTarget(for: head, location: facts.location, after: attempt) {
             switch redirect {
             case .failure(let error): return self.machine.headArrived(.fail(error))
@@ -186,7 +187,6 @@ extension Transfer {
     func curlDidFinish(_ result: CURLcode) {
         self.driver.scheduler.assertOnContext()
         guard let easy = self.easy, self.machine.isRunning, var attempt = self.attempt else { return }
-        if result == CURLE_OK { self.noteAnsweredVersion(easy, attempt: attempt) }
         switch self.machine.attemptEnded(succeeded: result == CURLE_OK) {
         case .relaunch(let next):
             self.relaunch(next)
@@ -214,8 +214,9 @@ extension Transfer {
     }
 
     /// Tells the engine which HTTP version the host of the transfer's connection slot answered in,
-    /// when the transfer could have shared a connection there (see ``HostProtocols``). An attempt
-    /// redirected to another host tells nothing about the slot's.
+    /// when the transfer could have shared a connection there (see ``HostProtocols``): at the head,
+    /// so a long body does not keep the engine from knowing. An attempt redirected to another host
+    /// tells nothing about the slot's.
     private func noteAnsweredVersion(_ easy: EasyHandle, attempt: Attempt) {
         guard case .holding(let host) = self.slot, self.mayMultiplex(on: host),
               attempt.target.scheme == host.scheme, attempt.target.authority == host.authority else { return }
