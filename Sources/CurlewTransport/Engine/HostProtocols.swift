@@ -10,8 +10,8 @@
 /// HTTP/1.1 server, 1,000 in flight and 16 connections, ran at about half the throughput of the
 /// same load over plain HTTP, where the engine keeps the waiting transfers itself.
 ///
-/// So the engine notes, per host, the HTTP version of each response to an HTTPS transfer whose
-/// version was negotiated. A host that answered in HTTP/1.x gets one transfer per connection
+/// So the engine notes, per host, the HTTP version of each response head to an HTTPS transfer
+/// whose version was negotiated. A host that answered in HTTP/1.x gets one transfer per connection
 /// slot, as plain HTTP does: the others wait in the engine. (Its transfers still stay in the first
 /// multi handle, see ``MultiDriver/attach(_:host:multiplexes:)``.) A later answer in HTTP/2 (the
 /// server was upgraded) takes the host out again. Until the first answer, a host is treated as one
