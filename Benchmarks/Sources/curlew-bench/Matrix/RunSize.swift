@@ -46,8 +46,12 @@ struct RunSize: Codable, Sendable, Hashable {
         case .idleCost:
             return self.idleSeconds + 60
         case .threads:
+            // Plus a second per 8 in flight: thread-per-operation's 1,000 threads, each with CFSocket
+            // sources, share CoreFoundation's one socket-manager thread, which selects over all their
+            // sockets; its 2,000 requests took 128 s (209 s of system CPU) and were killed at the
+            // former 72 s limit in every pass of two full runs. The others take a few seconds.
             let waves = (self.threadsRequests + max(1, concurrency) - 1) / max(1, concurrency)
-            return Double(waves + 2) * Double(self.threadsDelayMilliseconds) / 1000 * 3 + 60
+            return Double(waves + 2) * Double(self.threadsDelayMilliseconds) / 1000 * 3 + 60 + Double(concurrency / 8)
         default:
             // Plus a second per 16 in flight: thread-per-operation at 1,024 needs most of a minute to
             // warm up, drain and end its threads (it finished in 64 s of the former 68 s limit).
