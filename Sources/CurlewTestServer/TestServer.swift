@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 /// One server runs three listeners on free ports, all serving the same typed ``Route``s:
 /// plain HTTP/1.1 (``port``), TLS with ALPN `h2` and `http/1.1` (``tlsPort``, certificates signed by
 /// ``caCertificatePath``) and cleartext HTTP/2 with prior knowledge (``h2cPort``). It also provides
-/// ``refusedURL`` (connects are refused), ``blackholeURL`` (connects hang) and a raw TCP listener
+/// TLS listeners that require a client certificate (``mutualTLSBaseURL``) or speak HTTP/1.1 only
+/// (``http1TLSBaseURL``), ``refusedURL`` (connects are refused), ``blackholeURL`` (connects hang) and a raw TCP listener
 /// that answers with malformed replies (``faultURL(_:)``, see ``FaultRoute``). Requests carrying the
 /// ``tagHeaderName`` header are recorded (``requests(tagged:)``), so a test can ask what the server saw
 /// of its own requests while others share the server.
