@@ -147,25 +147,19 @@ public final class TestServer: Sendable {
             if configuration.enableTLS {
                 // A statistics recorder of their own: their connections are not the server's traffic.
                 let faultStats = StatsRecorder()
-                for (fault, context) in try TLSMaterial.faultContexts.get() {
-                    let faultPipelines = ServerPipelines(stats: faultStats, journal: journal, sslContext: context,
-                                                         http2MaxConcurrentStreams: 100)
-                    let channel = try Self.listen(on: 0, kind: .tls, group: group, pipelines: faultPipelines).wait()
+                /// Starts one more TLS listener with `context` on a free port; returns the port.
+                func listenTLS(_ context: NIOSSLContext) throws -> Int {
+                    let pipelines = ServerPipelines(stats: faultStats, journal: journal, sslContext: context,
+                                                    http2MaxConcurrentStreams: 100)
+                    let channel = try Self.listen(on: 0, kind: .tls, group: group, pipelines: pipelines).wait()
                     guard let bound = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-                    faultPorts.tls[fault] = bound
+                    return bound
                 }
-                let mutualPipelines = ServerPipelines(stats: faultStats, journal: journal,
-                                                      sslContext: try TLSMaterial.mutualContext.get(),
-                                                      http2MaxConcurrentStreams: 100)
-                let mutual = try Self.listen(on: 0, kind: .tls, group: group, pipelines: mutualPipelines).wait()
-                guard let bound = mutual.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-                faultPorts.mutualTLS = bound
-                let http1Pipelines = ServerPipelines(stats: faultStats, journal: journal,
-                                                     sslContext: try TLSMaterial.http1Context.get(),
-                                                     http2MaxConcurrentStreams: 100)
-                let http1 = try Self.listen(on: 0, kind: .tls, group: group, pipelines: http1Pipelines).wait()
-                guard let http1Port = http1.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-                faultPorts.http1TLS = http1Port
+                for (fault, context) in try TLSMaterial.faultContexts.get() {
+                    faultPorts.tls[fault] = try listenTLS(context)
+                }
+                faultPorts.mutualTLS = try listenTLS(try TLSMaterial.mutualContext.get())
+                faultPorts.http1TLS = try listenTLS(try TLSMaterial.http1Context.get())
             }
         } catch {
             group.shutdownGracefully { _ in }
