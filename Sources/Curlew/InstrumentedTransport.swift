@@ -40,6 +40,11 @@ final class InstrumentedTransport: TransferRunning, Sendable {
         return Control(base: self.base.makeTransfer(request, observer: watcher), watcher: watcher)
     }
 
+    /// The base transport's: an operation's hand-offs wait for the events the engine has in hand.
+    func afterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
+        self.base.afterCurrentEvents(work)
+    }
+
     /// Forwards the controls; the first `start()` counts the transfer as in flight.
     private final class Control: TransferControl, Sendable {
         let base: any TransferControl

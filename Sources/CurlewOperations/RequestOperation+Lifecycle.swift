@@ -248,11 +248,15 @@ extension RequestOperation {
         }
     }
 
-    /// Runs `work` on a processing queue (see ``processingQueues``) and remembers which.
+    /// Runs `work` on a processing queue (see ``processingQueues``) and remembers which. The hand-off
+    /// waits for the events the transport is delivering now (``TransferRunning/afterCurrentEvents(_:)``),
+    /// so that the responses completed together wake the processing queue once.
     private func process(_ work: @escaping @Sendable () -> Void) {
-        let lane = ProcessingQueues.nextLane()
-        self.storage.withLock { $0.processingQueue = lane.queue }
-        lane.run(work)
+        self.transport.afterCurrentEvents {
+            let lane = ProcessingQueues.nextLane()
+            self.storage.withLock { $0.processingQueue = lane.queue }
+            lane.run(work)
+        }
     }
 
     /// Adapts the request for `attempt` on the cooperative pool, then starts the attempt (or fails the

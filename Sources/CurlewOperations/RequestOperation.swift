@@ -52,9 +52,9 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     public var engine: TransferEngine? { self.transport as? TransferEngine }
 
     /// The queue this operation's response was serialized on — one of the library's shared
-    /// ``processingQueues``, never the network context — or `nil` before a response arrived. Each
-    /// response goes, when it arrives, to the first of them not stuck in a slow block (see
-    /// ``processingQueues``).
+    /// ``processingQueues``, never the network context — or `nil` until a response was handed to
+    /// one. Each response goes, once the transport has handled the events it arrived with, to the
+    /// first of them not stuck in a slow block (see ``processingQueues``).
     public var processingQueue: DispatchQueue? {
         self.storage.withLock { $0.processingQueue }
     }

@@ -37,6 +37,23 @@ public protocol TransferRunning: AnyObject, Sendable {
     ///     until then.
     /// - Returns: The transfer's controls.
     func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl
+
+    /// Runs `work` soon after the events the transport is delivering now, where it delivers them.
+    ///
+    /// An operation calls it from ``TransferObserver/transferDidComplete(with:)`` to hand the
+    /// response to a processing queue: a transport that delivers events in batches (the engine
+    /// handles all the sockets one readiness wake-up reports, one after another) can queue the
+    /// hand-offs of a batch together, so the processing queue's thread is woken once for them
+    /// rather than once per response. `work` must run exactly once, never inside the call when the
+    /// transport queues it, and soon: the responses wait for it. The default runs `work` at once.
+    func afterCurrentEvents(_ work: @escaping @Sendable () -> Void)
+}
+
+extension TransferRunning {
+    /// Runs `work` at once.
+    public func afterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
+        work()
+    }
 }
 
 /// The controls of one transfer made by a ``TransferRunning``. See its contract.
@@ -63,6 +80,12 @@ public protocol TransferObserver: AnyObject, Sendable {
 extension Transfer: TransferControl {}
 
 extension TransferEngine: TransferRunning {
+    /// Queues `work` on the engine's context behind the events in hand, when called there (from an
+    /// observer's event); runs it at once elsewhere.
+    public func afterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
+        self.runAfterCurrentEvents(work)
+    }
+
     /// Makes a `Transfer` whose delegate forwards to `observer`, on the engine's context.
     public func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl {
         self.makeTransfer(request, delegate: ObservingDelegate(observer: observer))

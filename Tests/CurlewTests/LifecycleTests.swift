@@ -9,13 +9,8 @@ import Testing
 struct LifecycleTests {
     @Test("cancelling the awaiting task cancels the transfer promptly, exactly once", arguments: BackendConfiguration.allCases)
     func cancelAwaitingTask(_ backend: BackendConfiguration) async throws {
-        var spy: CountingTransport?
-        try await withManager(backend, transport: { engine in
-            let counting = CountingTransport(engine)
-            spy = counting
-            return counting
-        }) { api in
-            let counts = try #require(spy).counts
+        try await withSpiedManager(backend) { api, spy in
+            let counts = spy.counts
             let started = ContinuousClock.now
             let task = Task { try await api.get(Route.delay(120_000).path, as: Echo.self) }
             #expect(await waitUntil { counts.value.starts == 1 }, "the transfer never started")

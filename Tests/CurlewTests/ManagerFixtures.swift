@@ -44,6 +44,22 @@ func withManager(
     #expect(after.scheduler == SchedulerDiagnostics(), "scheduler holdings after shutdown: \(after.scheduler)")
 }
 
+/// ``withManager(_:baseURL:cookies:transport:_:)`` on a `CountingTransport` around the engine,
+/// which `body` gets as well.
+func withSpiedManager(
+    _ backend: BackendConfiguration,
+    _ body: (RequestOperationManager, CountingTransport) async throws -> Void
+) async throws {
+    var spy: CountingTransport?
+    try await withManager(backend, transport: { engine in
+        let counting = CountingTransport(engine)
+        spy = counting
+        return counting
+    }) { api in
+        try await body(api, try #require(spy))
+    }
+}
+
 extension BackendConfiguration {
     /// A scheduler of this configuration whose context serves only these tests (the run-loop
     /// configurations get network threads of their own, not `NetworkThread.shared`).
@@ -129,9 +145,16 @@ final class CountingTransport: TransferRunning, Sendable {
 
     let base: any TransferRunning
     let counts = Locked(Counts())
+    /// Calls of ``afterCurrentEvents(_:)``, passed on to the base.
+    let deferrals = Locked(0)
 
     init(_ base: any TransferRunning) {
         self.base = base
+    }
+
+    func afterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
+        self.deferrals.withLock { $0 += 1 }
+        self.base.afterCurrentEvents(work)
     }
 
     func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl {

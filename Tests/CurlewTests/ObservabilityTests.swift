@@ -59,6 +59,20 @@ struct ObservabilityTests {
         }
     }
 
+    @Test("the instrumented transport passes each response's hand-off on to the engine's context",
+          arguments: BackendConfiguration.allCases)
+    func handOffsReachTheEngine(_ backend: BackendConfiguration) async throws {
+        try await withSpiedManager(backend) { api, counting in
+            for index in 0..<3 {
+                let echo = try await api.get("echo", parameters: ["n": "\(index)"], as: Echo.self)
+                #expect(echo.query == "n=\(index)")
+            }
+            // One hand-off per response, through the manager's logging and metrics wrapper: the
+            // wrapper's default would run them at once, where the engine can queue them together.
+            #expect(counting.deferrals.value == 3)
+        }
+    }
+
     @Test("requests, failures by code, in flight, connections opened and reused, durations", arguments: BackendConfiguration.allCases)
     func metrics(_ backend: BackendConfiguration) async throws {
         let server = try testServer()

@@ -51,6 +51,10 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var counters = EngineDiagnostics()
     /// Whether the context is inside ``enter(_:)``: curl's timer requests wait until it ends.
     @exclusivity(unchecked) private var isEntered = false
+    /// Work to run once the context has handled the events in hand (``runAfterCurrentEvents(_:)``).
+    @exclusivity(unchecked) private var deferred: [@Sendable () -> Void] = []
+    /// An emptied list with room, swapped with ``deferred`` when it runs (no allocation per batch).
+    @exclusivity(unchecked) private var deferredSpare: [@Sendable () -> Void] = []
     /// How many times one entry runs curl's due timeouts itself rather than arming a 0 ms timer.
     private static let immediateRoundsPerEntry = 8
 
@@ -160,6 +164,34 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         if self.timer.hasDueDeadline(at: .now) { self.expireDeadlines() }
         self.isEntered = false
         self.applyTimer()
+    }
+
+    /// Runs `work` on the context after the work queued there now — the other sockets of the same
+    /// readiness batch, the other queued events — and with the work deferred the same way meanwhile.
+    /// After the driver's shutdown, which runs what is still deferred, `work` runs at once.
+    ///
+    /// The operation layer defers each response's hand-off to a processing queue this way: one
+    /// event often completes a transfer while more events wait, and queuing the hand-offs together
+    /// wakes the processing queue's thread once for all of them, instead of once per response in
+    /// between curl's work, a wake-up whose system call the network thread pays.
+    func runAfterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
+        self.scheduler.assertOnContext()
+        guard !self.isShutDown else { return work() }
+        self.deferred.append(work)
+        if self.deferred.count == 1 {
+            self.scheduler.perform { self.runDeferred() }
+        }
+    }
+
+    private func runDeferred() {
+        guard !self.deferred.isEmpty else { return }
+        // Take the spare out first, so that each list has one owner and appending never copies.
+        var work: [@Sendable () -> Void] = []
+        swap(&work, &self.deferredSpare)
+        swap(&work, &self.deferred)
+        for item in work { item() }
+        work.removeAll(keepingCapacity: true)
+        self.deferredSpare = work
     }
 
     private func applyTimer() {
@@ -411,6 +443,7 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
             }
         }
         self.live.removeAll()
+        self.runDeferred()
         for member in self.members {
             member.multi.cleanup()  // applyTimer does nothing once shut down: the scheduler is done.
         }

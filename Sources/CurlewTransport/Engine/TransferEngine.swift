@@ -121,6 +121,13 @@ public final class TransferEngine: Sendable {
         driver.scheduler.perform { driver.shutdown(completion) }
     }
 
+    /// Runs `work` on the context after the events queued there now, when called on the context
+    /// (from a delegate's callback); at once anywhere else. See `MultiDriver.runAfterCurrentEvents`.
+    package func runAfterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
+        guard self.driver.scheduler.isOnContext else { return work() }
+        self.driver.runAfterCurrentEvents(work)
+    }
+
     /// What the engine holds and has done, read on its context.
     public func diagnostics() async -> EngineDiagnostics {
         await withCheckedContinuation { (continuation: CheckedContinuation<EngineDiagnostics, Never>) in
