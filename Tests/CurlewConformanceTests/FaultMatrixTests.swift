@@ -48,9 +48,7 @@ struct FaultMatrixTests {
             guard let backend = BackendConfiguration(rawValue: name) else { Self.fail("unknown backend \(name)") }
             await Self.measureEveryRow(backend)
         }
-        if let result {
-            print(String(decoding: result.standardErrorContent, as: UTF8.self), terminator: "")
-        }
+        printStandardError(of: result)
     }
 
     /// In the child: every row in turn, its peak memory growth measured; exits with a failure when a

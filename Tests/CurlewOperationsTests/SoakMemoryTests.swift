@@ -37,9 +37,7 @@ struct SoakMemoryTests {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             await Self.run()
         }
-        if let result {
-            print(String(decoding: result.standardErrorContent, as: UTF8.self), terminator: "")
-        }
+        printStandardError(of: result)
     }
 
     /// Runs the rounds, reports each, and exits the process: 0 when the trimmed resident size stayed

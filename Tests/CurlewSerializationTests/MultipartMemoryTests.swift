@@ -36,9 +36,7 @@ struct MultipartMemoryTests {
             guard let backend = BackendConfiguration(rawValue: name) else { Self.fail("unknown backend \(name)") }
             await Self.uploadAndMeasure(backend)
         }
-        if let result {
-            print(String(decoding: result.standardErrorContent, as: UTF8.self), terminator: "")
-        }
+        printStandardError(of: result)
     }
 
     /// In the child: upload, measure, and exit with a failure when memory grew too much.
