@@ -42,7 +42,10 @@ let package = Package(
         // The floor: a C curl-multi loop (epoll + curl_multi_socket_action), same reuse, no Swift.
         .executableTarget(name: "bench-curl-c", linkerSettings: [.linkedLibrary("curl")]),
         // The floor under the operation path: a dispatch hop, OperationQueue, NotificationCenter alone.
-        .executableTarget(name: "bench-floor"),
+        .executableTarget(
+            name: "bench-floor",
+            dependencies: ["BenchKit", .product(name: "CurlewOperations", package: "Curlew")]
+        ),
         // The two designs the articles reject: everything on the main run loop; a run-loop thread per operation.
         .executableTarget(
             name: "bench-teaching",

@@ -4,10 +4,22 @@
 //   bench-floor dispatch-hop N       N hand-offs between two serial queues (each one wakes a thread)
 //   bench-floor operation-queue N    N trivial BlockOperations through one OperationQueue, 16 at a time
 //   bench-floor notification N       N NotificationCenter posts nobody observes
+//   bench-floor operation-layer N [W]  N RequestOperations, 16 at a time, over a transport without I/O
+//                                    whose one serial context works W µs per transfer (0 by default)
+//                                    before answering (OperationLayer.swift); prints requests/s, CPU
+//                                    and context switches per request
+//   bench-floor operation-layer-one-queue N [W]  the same, handlers and notifications on one serial queue
+//   bench-floor instant-transport N [W [H]]  the same loop on that transport, without operations; each
+//                                    completion passes through H serial queues (0 by default) before
+//                                    the next transfer starts
+//
+// The last three take `--in-flight C` first (16 by default): with 1, nothing overlaps, so every
+// hand-off wakes a sleeping thread and the figures are the latency of the chain, as at C=1.
 //
 // Count it twice and difference, as `curlew-bench counts` does, e.g.:
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null .build/release/bench-floor operation-queue 10000
 //   strace -f -c -o /tmp/a .build/release/bench-floor operation-queue 10000
+import CurlewOperations
 import Dispatch
 import Foundation
 
@@ -69,16 +81,42 @@ func notifications(_ count: Int) {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-guard arguments.count == 2, let what = arguments.first, let count = arguments.last.flatMap({ Int($0) }), count > 0 else {
-    FileHandle.standardError.write(Data("usage: bench-floor dispatch-hop|operation-queue|notification N\n".utf8))
+var arguments = Array(CommandLine.arguments.dropFirst())
+let usage = """
+    usage: bench-floor dispatch-hop|operation-queue|notification N
+           bench-floor [--in-flight C] operation-layer|operation-layer-one-queue N [WORK-µs]
+           bench-floor [--in-flight C] instant-transport N [WORK-µs [HAND-OFFS]]
+
+    """
+var inFlight = 16
+if arguments.first == "--in-flight" {
+    guard arguments.count >= 2, let value = Int(arguments[1]), value > 0 else {
+        FileHandle.standardError.write(Data(usage.utf8))
+        exit(2)
+    }
+    inFlight = value
+    arguments.removeFirst(2)
+}
+guard (2...4).contains(arguments.count), let count = Int(arguments[1]), count > 0,
+    let work = arguments.count >= 3 ? Int(arguments[2]) : 0, work >= 0,
+    let handoffs = arguments.count == 4 ? Int(arguments[3]) : 0, handoffs >= 0,
+    handoffs == 0 || arguments[0] == "instant-transport"
+else {
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
-switch what {
+switch arguments[0] {
 case "dispatch-hop": dispatchHops(count)
 case "operation-queue": operationQueue(count)
 case "notification": notifications(count)
+case "operation-layer": operationLayer(count, inFlight: inFlight, work: work, callbackQueues: .library)
+case "operation-layer-one-queue":
+    let callbacks = DispatchQueue(label: "floor.callbacks")
+    operationLayer(
+        count, inFlight: inFlight, work: work,
+        callbackQueues: CallbackQueues(completion: callbacks, notification: callbacks, progress: callbacks))
+case "instant-transport": instantTransport(count, inFlight: inFlight, work: work, handoffs: handoffs)
 default:
-    FileHandle.standardError.write(Data("unknown measurement \(what)\n".utf8))
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
