@@ -106,6 +106,54 @@ struct ConnectionQueueTests {
         }
     }
 
+    /// Cancels another transfer when its own transfer completes, on the engine's context.
+    final class CancelsAnother: TransferDelegate, Sendable {
+        let victim = Locked<Transfer?>(nil)
+        let recorder: TransferRecorder
+
+        init(_ recorder: TransferRecorder) {
+            self.recorder = recorder
+        }
+
+        func transfer(_ transfer: Transfer, didCompleteWith result: Result<TransferResponse, TransferError>) {
+            self.victim.value?.cancel()
+            self.recorder.transfer(transfer, didCompleteWith: result)
+        }
+    }
+
+    /// The transfer that ends gives its slot to the next in line before its delegate hears of the
+    /// end; a cancel from that delegate comes before the next one has started, and it never starts.
+    @Test("a transfer cancelled as its turn comes never reaches the server; the one behind it runs",
+          arguments: BackendConfiguration.allCases)
+    func cancelAsTurnComes(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = 1 }) { engine in
+            let server = try testServer()
+            let holder = TransferRecorder(engine)
+            let held = engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: holder)
+            held.start()
+            await engine.waitForOpenSockets(1)
+            let tag = UUID().uuidString
+            let first = CancelsAnother(TransferRecorder(engine))
+            let victim = TransferRecorder(engine)
+            let last = TransferRecorder(engine)
+            let transfers = [
+                engine.makeTransfer(TransferRequest(url: server.url(.bytes(10))), delegate: first),
+                engine.makeTransfer(TransferRequest(url: server.url(.bytes(20))).tagged(tag), delegate: victim),
+                engine.makeTransfer(TransferRequest(url: server.url(.bytes(30))), delegate: last),
+            ]
+            first.victim.withLock { $0 = transfers[1] }
+            for transfer in transfers { transfer.start() }
+            await self.waitForWaiting(engine, 3)
+            held.cancel()
+            #expect(try #require(await first.recorder.result()).get().body?.count == 10)
+            #expect(await victim.result()?.failure?.code == .cancelled)
+            #expect(try #require(await last.result()).get().body?.count == 30)
+            #expect(server.requests(tagged: tag).isEmpty, "the transfer cancelled as its turn came reached the server")
+            #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 })
+            #expect(victim.completionCount == 1)
+        }
+    }
+
     @Test("a waiting transfer paused leaves the queue, and resumed joins it again", arguments: BackendConfiguration.allCases)
     func pauseWhileWaiting(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = 1 }) { engine in

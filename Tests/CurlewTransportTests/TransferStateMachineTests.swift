@@ -166,16 +166,20 @@ struct TransferStateMachineTests {
     @Test("a cancel on the context beats a pause; an abort keeps its first error")
     func halts() {
         var machine = Self.running(.delivering)
+        #expect(!machine.isHalting)
         machine.haltRequested(cancellingWith: nil)
         #expect(machine.phase == .pausing)
+        #expect(machine.isHalting)
         machine.haltRequested(cancellingWith: Self.cancelled)
         #expect(machine.abortError == Self.cancelled)
+        #expect(machine.isHalting)
         machine.haltRequested(cancellingWith: nil)
         machine.failed(Self.boom)
         #expect(machine.abortError == Self.cancelled, "the first error wins")
         var paused = TransferStateMachine()
         paused.haltRequested(cancellingWith: Self.cancelled)
         #expect(paused.state == .idle, "only a running transfer halts")
+        #expect(!paused.isHalting)
     }
 
     @Test("the end of an attempt: drained responses lead on; an abort wins even over curl's success")

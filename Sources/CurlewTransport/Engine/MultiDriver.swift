@@ -55,6 +55,10 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var deferred: [@Sendable () -> Void] = []
     /// An emptied list with room, swapped with ``deferred`` when it runs (no allocation per batch).
     @exclusivity(unchecked) private var deferredSpare: [@Sendable () -> Void] = []
+    /// Transfers given a connection slot during the events in hand, to start after them.
+    @exclusivity(unchecked) private var granted: [Transfer] = []
+    /// An emptied list with room, swapped with ``granted`` when they start.
+    @exclusivity(unchecked) private var grantedSpare: [Transfer] = []
     /// How many times one entry runs curl's due timeouts itself rather than arming a 0 ms timer.
     private static let immediateRoundsPerEntry = 8
 
@@ -356,13 +360,36 @@ final class MultiDriver: TransferSchedulerEventHandler, @unchecked Sendable {
         self.admission.request(transfer.id, for: host, limit: self.slotLimit(on: host, multiplexes: multiplexes)) == .admitted
     }
 
-    /// Gives a slot on `host` back; the oldest transfer waiting for it, if any, takes it and starts.
+    /// Gives a slot on `host` back; the oldest transfer waiting for it, if any, takes it, and starts
+    /// once the context has handled the events in hand, together with the others granted meanwhile.
+    ///
+    /// A slot comes free when a transfer ends, typically while the context goes through a batch of
+    /// ready sockets. Started at once, the next transfer's request went out between the reads of
+    /// that batch, one at a time, and the server, idle again in between, had to be woken for each
+    /// (the waker, this thread, pays the wake-up): with 10,000 GETs queued for 64 connections to
+    /// nginx, its worker slept 0.7–0.8 times per request, against 0.1–0.16 when the transfers were
+    /// started after the batch, as callers' `start()` calls are. Started together, the requests
+    /// leave back to back.
     func releaseSlot(_ host: ConnectionAdmission.Host) {
         let next = self.admission.release(host) { id in
             self.slotLimit(on: host, multiplexes: self.live[id]?.mayMultiplex(on: host) ?? false)
         }
-        guard let next else { return }
-        self.live[next]?.slotGranted()
+        guard let next, let transfer = self.live[next] else { return }
+        transfer.slotGranted()
+        self.granted.append(transfer)
+        if self.granted.count == 1 {
+            self.runAfterCurrentEvents { self.enter { self.startGranted() } }
+        }
+    }
+
+    /// Starts the transfers granted a slot since the last call (see ``releaseSlot(_:)``), oldest first.
+    private func startGranted() {
+        var transfers: [Transfer] = []
+        swap(&transfers, &self.grantedSpare)
+        swap(&transfers, &self.granted)
+        for transfer in transfers { transfer.startInGrantedSlot() }
+        transfers.removeAll(keepingCapacity: true)
+        self.grantedSpare = transfers
     }
 
     /// The most slots on `host` while a transfer that `multiplexes` (may share an HTTP/2

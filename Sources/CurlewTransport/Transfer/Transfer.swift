@@ -201,7 +201,7 @@ public final class Transfer: @unchecked Sendable {
     // MARK: Attempts
 
     /// Starts the current attempt: at once when the transfer holds a connection slot or gets one,
-    /// otherwise when ``slotGranted()`` says its turn has come.
+    /// otherwise when its turn comes (``slotGranted()``, then ``startInGrantedSlot()``).
     func launch() throws(TransferError) {
         guard let attempt = self.attempt else { return }
         self.parser = ResponseHeadParser(limit: self.request.options.maximumResponseHeadSize)
@@ -225,11 +225,22 @@ public final class Transfer: @unchecked Sendable {
         HandleSetup.mayMultiplex(self.request.options, scheme: host.scheme)
     }
 
-    /// The connection slot this transfer waited for is its own: its attempt starts.
+    /// The connection slot this transfer waited for is its own; its attempt starts with
+    /// ``startInGrantedSlot()``, which the engine calls once it has handled the events in hand.
     func slotGranted() {
         guard case .waiting(let host) = self.slot else { return }
         self.slot = .holding(host)
-        guard let attempt = self.attempt, !self.driver.isShutDown else { return }
+    }
+
+    /// Starts the current attempt in the slot ``slotGranted()`` gave, unless the transfer has let
+    /// the slot go since (it finished, was cancelled or paused), is about to (a cancel or pause
+    /// asked for on the context, whose queued work releases the slot), or runs already (paused,
+    /// resumed and admitted at once).
+    func startInGrantedSlot() {
+        guard case .holding = self.slot, self.easy == nil, !self.machine.isHalting, let attempt = self.attempt,
+              !self.driver.isShutDown else {
+            return
+        }
         do {
             try self.attach(attempt)
         } catch {

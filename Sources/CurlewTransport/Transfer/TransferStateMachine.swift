@@ -204,6 +204,15 @@ struct TransferStateMachine: Hashable {
         }
     }
 
+    /// Whether a cancel or pause asked for on the context (``haltRequested(cancellingWith:)``) waits
+    /// to be carried out.
+    var isHalting: Bool {
+        switch self.phase {
+        case .aborting, .pausing: true
+        default: false
+        }
+    }
+
     /// Whether a response head is still wanted: not once the attempt is aborting.
     var wantsHead: Bool {
         guard let phase = self.phase else { return false }
