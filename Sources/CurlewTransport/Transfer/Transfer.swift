@@ -71,7 +71,12 @@ public final class Transfer: @unchecked Sendable {
 
     /// Starts the transfer. Only the first call of a new transfer does anything.
     public func start() {
-        self.onContext { self.contextStart() }
+        // Started from another thread, its request leaves after the events waiting on the context.
+        let fromElsewhere = !self.driver.scheduler.isOnContext
+        self.onContext {
+            self.contextStart()
+            if fromElsewhere { self.driver.deferDueTimeouts() }
+        }
     }
 
     /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
