@@ -20,8 +20,9 @@ import Glibc
 ///
 /// Every visit of the context — a readiness event, the timer, or a ``Transfer`` command submitted
 /// with `perform` — is one ``enter(_:)``: curl's timer requests are coalesced until curl has
-/// returned, curl's "call me again at once" is honoured in the same visit, and transfers past their
-/// own deadline are timed out before the visit ends.
+/// returned, curl's "call me again at once" is honoured in the same visit (or, for a transfer
+/// started from another thread or given its turn in the per-host queue, in a visit queued behind the
+/// events in hand), and transfers past their own deadline are timed out before the visit ends.
 ///
 /// Safety: `@unchecked Sendable` because all mutable state is confined to the scheduler's context
 /// (asserted at every entry in debug builds); only `scheduler` (immutable) is touched from other

@@ -13,7 +13,8 @@
 /// **Not from inside curl.** curl asks for 0 ms whenever a transfer is added ("call
 /// `curl_multi_socket_action` soon, but not from inside my callback"). The driver's entry does that
 /// itself when curl has returned (``takeDueCurlDeadline(at:)``), so a new transfer starts in the same
-/// visit of the context instead of a round trip through the scheduler's timer.
+/// visit of the context (or in one the driver queues behind the events in hand, for some starts)
+/// instead of a round trip through the scheduler's timer.
 ///
 /// **The transfers' own deadlines.** libcurl checks a transfer's total timeout only while the
 /// transfer has a connection; one waiting in curl's pending list is never timed out there. The

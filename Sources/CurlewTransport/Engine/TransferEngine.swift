@@ -165,8 +165,9 @@ public struct EngineDiagnostics: Sendable, Hashable {
     public var timerChanges = 0
     /// Of ``timerChanges``, the times the timer was armed to fire at once (0 ms): each is a round
     /// trip through the scheduler for work that was already due. curl asks for 0 ms whenever a
-    /// transfer is added; the engine runs that in the same visit of the context, so this stays
-    /// near zero however many transfers start.
+    /// transfer is added; the engine runs that in the same visit of the context (or, for a transfer
+    /// started from another thread or given its turn in the per-host queue, in a visit it queues
+    /// behind the events in hand), so this stays near zero however many transfers start.
     public var timerArmsForNow = 0
     /// What the scheduler holds.
     public var scheduler = SchedulerDiagnostics()
