@@ -46,15 +46,22 @@ struct ConnectionQueueTests {
     ) async throws {
         try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = 1 }) { engine in
             let server = try testServer()
-            let holder = TransferRecorder(engine)
-            let held = engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: holder)
-            held.start()
-            await engine.waitForOpenSockets(1)
+            let (held, holder) = await self.holdTheConnection(engine, server)
             try await body(engine, server)
             held.cancel()
             #expect(await holder.result() != nil)
             #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 }, "the queued transfers never ran")
         }
+    }
+
+    /// Starts a transfer whose response does not come for two minutes and waits until it holds the
+    /// engine's one connection; cancelling it gives the connection back.
+    private func holdTheConnection(_ engine: TransferEngine, _ server: TestServer) async -> (Transfer, TransferRecorder) {
+        let holder = TransferRecorder(engine)
+        let held = engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: holder)
+        held.start()
+        await engine.waitForOpenSockets(1)
+        return (held, holder)
     }
 
     private func waitForWaiting(_ engine: TransferEngine, _ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
@@ -68,10 +75,7 @@ struct ConnectionQueueTests {
     func firstComeFirstServed(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = 1 }) { engine in
             let server = try testServer()
-            let holder = TransferRecorder(engine)
-            let held = engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: holder)
-            held.start()
-            await engine.waitForOpenSockets(1)
+            let (held, _) = await self.holdTheConnection(engine, server)
             let order = CompletionOrder()
             let recorders = (0..<6).map { _ in TransferRecorder(engine) }
             for (label, recorder) in recorders.enumerated() {
@@ -128,10 +132,7 @@ struct ConnectionQueueTests {
     func cancelAsTurnComes(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = 1 }) { engine in
             let server = try testServer()
-            let holder = TransferRecorder(engine)
-            let held = engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: holder)
-            held.start()
-            await engine.waitForOpenSockets(1)
+            let (held, _) = await self.holdTheConnection(engine, server)
             let tag = UUID().uuidString
             let first = CancelsAnother(TransferRecorder(engine))
             let victim = TransferRecorder(engine)
@@ -158,10 +159,7 @@ struct ConnectionQueueTests {
     func pauseWhileWaiting(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = 1 }) { engine in
             let server = try testServer()
-            let holder = TransferRecorder(engine)
-            let held = engine.makeTransfer(TransferRequest(url: server.url(.delay(120_000))), delegate: holder)
-            held.start()
-            await engine.waitForOpenSockets(1)
+            let (held, holder) = await self.holdTheConnection(engine, server)
             let recorder = TransferRecorder(engine)
             let waiting = engine.makeTransfer(TransferRequest(url: server.url(.bytes(1000))), delegate: recorder)
             waiting.start()
