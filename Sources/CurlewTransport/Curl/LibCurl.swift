@@ -20,6 +20,19 @@ public enum LibCurl {
         return ccurl_runtime_features() & Int32(CURL_VERSION_HTTP2) != 0
     }
 
+    /// The `Accept-Encoding` value this libcurl sends for `CURLOPT_ACCEPT_ENCODING ""`: every
+    /// encoding it decodes, in its order (`deflate, gzip`, then `br` and `zstd` when built with
+    /// them). `nil` without zlib, where curl's list is not derived here.
+    static let acceptedEncodings: String? = {
+        ensureInitialized()
+        let features = ccurl_runtime_features()
+        guard features & Int32(CURL_VERSION_LIBZ) != 0 else { return nil }
+        var encodings = "deflate, gzip"
+        if features & Int32(CURL_VERSION_BROTLI) != 0 { encodings += ", br" }
+        if features & Int32(CURL_VERSION_ZSTD) != 0 { encodings += ", zstd" }
+        return encodings
+    }()
+
     /// Whether connections made with HTTP/2 prior knowledge (h2c) can be reused.
     ///
     /// libcurl before 8.0 fails every transfer after the first on such a connection with an error in
