@@ -46,6 +46,10 @@ public struct TransferOptions: Sendable, Hashable {
     public var maximumResponseHeadSize: Int = 96 * 1024
     /// Ask for compressed bodies (`Accept-Encoding`) and decode them transparently.
     ///
+    /// The request offers every encoding libcurl decodes, as libcurl lists them (for example
+    /// `deflate, gzip, br, zstd`). A request that sets `Accept-Encoding` itself is sent with its own
+    /// value, and its body is delivered as it arrives, not decoded.
+    ///
     /// A paused transfer whose body is encoded restarts from the beginning when resumed, because
     /// byte ranges address the encoded body.
     public var automaticDecompression: Bool = true
