@@ -3,8 +3,9 @@
  *
  * One thread runs libcurl's multi-socket API with its own event loop, the same event shape as
  * Curlew's backends: an epoll set holds curl's sockets with exactly the directions curl asks for
- * (CURLMOPT_SOCKETFUNCTION), a timerfd is curl's one timer (CURLMOPT_TIMERFUNCTION), and every
- * event is passed on with curl_multi_socket_action and the CURL_CSELECT_* bits that fired.
+ * (CURLMOPT_SOCKETFUNCTION), a timerfd is curl's one timer (CURLMOPT_TIMERFUNCTION), re-armed only
+ * when curl wants it earlier, as Curlew's engine does, and every event is passed on with
+ * curl_multi_socket_action and the CURL_CSELECT_* bits that fired.
  * C easy handles are created once and recycled (remove, re-add), so connections stay in the multi
  * handle's pool and are reused; each completion re-adds its handle at once (a closed loop).
  * Response bodies are copied into a per-handle buffer that grows once and is then reused.
@@ -240,6 +241,8 @@ struct bench {
     CURLM *multi;
     int epoll_fd;
     int curl_timer_fd;
+    uint64_t curl_deadline_ns; /* when curl wants CURL_SOCKET_TIMEOUT; 0: it wants no timer */
+    uint64_t curl_armed_ns;    /* what curl_timer_fd is armed for; 0: not armed (or fired) */
     int control_timer_fd; /* idle settle, the duration deadline, the drain timeout */
     int tick_fd;          /* lateness only */
     struct slot *slots;
@@ -362,12 +365,15 @@ static int on_socket(CURL *easy, curl_socket_t socket, int what, void *context, 
     return 0;
 }
 
-/* CURLMOPT_TIMERFUNCTION: the one timer; 0 fires on the next loop pass, never re-entrantly. */
+/* CURLMOPT_TIMERFUNCTION: only noted here. curl moves its deadline on almost every request, mostly
+ * later, so the timerfd is re-armed lazily (the same policy as Curlew's TimerCoalescer): only when curl
+ * wants it earlier than it is armed for, after curl has returned (see settle_curl_timer). A timerfd
+ * that fires early costs one curl_multi_socket_action with nothing due; re-arming it for every
+ * request costs a timerfd_settime, and curl's "0 ms" after each added handle a whole loop pass. */
 static int on_timer(CURLM *multi, long timeout_ms, void *context) {
     (void)multi;
     struct bench *bench = context;
-    if (timeout_ms < 0) disarm_timer_fd(bench->curl_timer_fd);
-    else arm_timer_fd(bench->curl_timer_fd, (uint64_t)timeout_ms * 1000000ull);
+    bench->curl_deadline_ns = timeout_ms < 0 ? 0 : now_ns() + (uint64_t)timeout_ms * 1000000ull;
     return 0;
 }
 
@@ -492,10 +498,30 @@ static void on_tick(struct bench *bench, uint64_t now) {
     }
 }
 
+/* Before the loop blocks: run curl's timeouts while they are due (the 0 ms after an added handle
+ * at once, not a loop pass later), then arm the timerfd if curl's deadline is earlier than the armed
+ * one. */
+static void settle_curl_timer(struct bench *bench, int *running) {
+    uint64_t now = now_ns();
+    while (bench->curl_deadline_ns != 0 && bench->curl_deadline_ns <= now) {
+        bench->curl_deadline_ns = 0;
+        curl_multi_socket_action(bench->multi, CURL_SOCKET_TIMEOUT, 0, running);
+        read_completions(bench);
+        now = now_ns();
+    }
+    if (bench->curl_deadline_ns != 0 &&
+        (bench->curl_armed_ns == 0 || bench->curl_deadline_ns < bench->curl_armed_ns)) {
+        bench->curl_armed_ns = bench->curl_deadline_ns;
+        arm_timer_fd(bench->curl_timer_fd, bench->curl_deadline_ns - now);
+    }
+}
+
 static void run_loop(struct bench *bench) {
     struct epoll_event events[MAX_EVENTS];
     int running = 0;
     while (bench->phase != PHASE_DONE) {
+        settle_curl_timer(bench, &running);
+        if (bench->phase == PHASE_DONE) break;
         int count = epoll_wait(bench->epoll_fd, events, MAX_EVENTS, -1);
         if (count < 0) {
             if (errno == EINTR) continue;
@@ -507,7 +533,7 @@ static void run_loop(struct bench *bench) {
             uint32_t fired = events[index].events;
             if (fd == bench->curl_timer_fd) {
                 drain_timer_fd(fd);
-                curl_multi_socket_action(bench->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+                bench->curl_armed_ns = 0; /* settle_curl_timer runs curl's timeouts if they are due */
             } else if (fd == bench->control_timer_fd) {
                 drain_timer_fd(fd);
                 on_control_timer(bench, now_ns());
