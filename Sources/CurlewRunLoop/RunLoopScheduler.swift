@@ -8,7 +8,8 @@ import Synchronization
 /// ``NetworkThread``'s, like AFNetworking's `+networkRequestThread`, or any other thread's that runs
 /// its loop itself (``RunLoopContext``).
 ///
-/// - **perform** queues the block on the thread's run loop in the scheduler's modes and wakes it.
+/// - **perform** queues the block on the thread's run loop in the scheduler's modes and wakes it;
+///   on a network thread's own thread it signals a version-0 source instead (``PerformNudge``).
 /// - **sockets** are watched by run-loop sources, in one of two ways (``SocketStrategy``):
 ///   a `CFSocket` per descriptor (the classic way, with CF's `select()` helper thread), or one
 ///   `epoll` descriptor that is the port of a version-1 source (no helper thread).
@@ -49,6 +50,8 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     private let slot = HandlerSlot()
     private(set) var watcher: (any SocketWatcher)?
     private(set) var timer: RunLoopTimer?
+    /// `nil` until the first perform on a network thread's own thread, and after shutdown.
+    private var nudge: PerformNudge?
     private var isShutDown = false
 
     /// Creates a scheduler on `thread`. Starts nothing: the thread starts on first use.
@@ -90,11 +93,12 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     deinit {
         // Dropped without shutdown: let the thread take the CF objects down (they hold references
         // to the watcher and timer, never to the scheduler, so nothing dangles meanwhile).
-        guard !self.isShutDown, self.watcher != nil || self.timer != nil else { return }
-        let leftovers = Leftovers(watcher: self.watcher, timer: self.timer)
+        guard !self.isShutDown, self.watcher != nil || self.timer != nil || self.nudge != nil else { return }
+        let leftovers = Leftovers(watcher: self.watcher, timer: self.timer, nudge: self.nudge)
         self.context.perform(self.modeList.performArgument) {
             leftovers.watcher?.tearDown()
             leftovers.timer?.invalidate()
+            leftovers.nudge?.invalidate()
         }
     }
 
@@ -121,11 +125,17 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     }
 
     /// Queues `work` on the thread's run loop in the scheduler's modes and wakes the loop; starts
-    /// the thread on first use.
+    /// the thread on first use. Called on a network thread's own thread, it makes sure the loop runs
+    /// `work` before it sleeps without waking it (``PerformNudge``).
     ///
     /// - Parameter work: Runs on the network thread, after work submitted before it.
     public func perform(_ work: @escaping @Sendable () -> Void) {
-        self.context.perform(self.modeList.performArgument, work)
+        if let nudge = self.nudgeOnNetworkThread() {
+            CFRunLoopPerformBlock(nudge.loop, self.modeList.performArgument, work)
+            nudge.signal()
+        } else {
+            self.context.perform(self.modeList.performArgument, work)
+        }
     }
 
     /// Whether the caller runs on the context's thread.
@@ -200,12 +210,24 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
             self.watcher = nil
             self.timer?.invalidate()
             self.timer = nil
+            self.nudge?.invalidate()
+            self.nudge = nil
             self.slot.handler = nil
         }
         completion()
     }
 
     // MARK: Private
+
+    /// The nudge, created on first use, when the caller runs on a network thread that is the
+    /// context; `nil` on any other thread, on a context that is not a network thread, and after
+    /// shutdown.
+    private func nudgeOnNetworkThread() -> PerformNudge? {
+        guard let thread = self.context.networkThread, thread.isCurrent, !self.isShutDown else { return nil }
+        if let nudge { return nudge }
+        self.nudge = PerformNudge(loop: CFRunLoopGetCurrent(), modeNames: self.modeList.names)
+        return self.nudge
+    }
 
     private func makeWatcher() -> (any SocketWatcher)? {
         let loop = self.context.runLoop
@@ -246,8 +268,10 @@ private final class Handover: @unchecked Sendable {
 private final class Leftovers: @unchecked Sendable {
     let watcher: (any SocketWatcher)?
     let timer: RunLoopTimer?
-    init(watcher: (any SocketWatcher)?, timer: RunLoopTimer?) {
+    let nudge: PerformNudge?
+    init(watcher: (any SocketWatcher)?, timer: RunLoopTimer?, nudge: PerformNudge?) {
         self.watcher = watcher
         self.timer = timer
+        self.nudge = nudge
     }
 }

@@ -111,6 +111,36 @@ struct RunLoopSchedulerTests {
         }
     }
 
+    @Test("Work a scheduler queues from its own network thread runs before the loop sleeps, without waking it")
+    func performsFromTheThreadRunWithoutWakeUps() async throws {
+        let thread = NetworkThread(name: "curlew.t.nudge")
+        let scheduler = RunLoopScheduler(thread: thread)
+        thread.start()
+        let loop = thread.running().runLoop
+        let chain = 200
+        for _ in 0..<2 {
+            #expect(await waitUntil { CFRunLoopIsWaiting(loop) })
+            let before = thread.wakeUpCount
+            // Each block queues the next from inside CF's block pass, where nothing else is due: the
+            // case in which a loop that was neither woken nor nudged would sleep with a block queued.
+            let last: Int? = await awaitCallback(timeout: .seconds(10)) { report in
+                @Sendable func step(_ remaining: Int) {
+                    if remaining == 0 {
+                        report(thread.wakeUpCount)
+                    } else {
+                        scheduler.perform { step(remaining - 1) }
+                    }
+                }
+                scheduler.perform { step(chain) }
+            }
+            // One wake-up for the first block, queued from this thread; none for the 200 after it
+            // (a `CFRunLoopWakeUp` per block would show as one wake-up each).
+            let woken = try #require(last) - before
+            #expect(woken >= 1 && woken <= 3, "woken \(woken) times for \(chain + 1) blocks")
+        }
+        await scheduler.runOnContext { scheduler.shutdown {} }
+    }
+
     // MARK: Modes
 
     @Test("Work in modes the thread does not run in is not served; a matching run mode serves it")
