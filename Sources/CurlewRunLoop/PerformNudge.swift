@@ -21,7 +21,7 @@ internal import CoreFoundation
 ///
 /// Confined to the network thread.
 final class PerformNudge {
-    /// The network thread's run loop, cached: the scheduler's hot path then takes no lock to find it.
+    /// The network thread's run loop, cached so that the scheduler's hot path does not look it up.
     let loop: CFRunLoop
     private var source: CFRunLoopSource?
 

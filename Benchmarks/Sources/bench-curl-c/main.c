@@ -42,6 +42,7 @@
 #define DRAIN_TIMEOUT_NS 10000000000ull
 #define TICK_NS 1000000ull
 #define SAMPLE_INTERVAL_NS 10000000ull
+#define IMMEDIATE_ROUNDS 8 /* MultiDriver.immediateRoundsPerEntry */
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Options                                                                                          */
@@ -499,11 +500,13 @@ static void on_tick(struct bench *bench, uint64_t now) {
 }
 
 /* Before the loop blocks: run curl's timeouts while they are due (the 0 ms after an added handle
- * at once, not a loop pass later), then arm the timerfd if curl's deadline is earlier than the armed
- * one. */
+ * at once, not a loop pass later; at most IMMEDIATE_ROUNDS times, as the engine's MultiDriver, so that
+ * a curl asking for 0 ms again and again cannot starve the sockets), then arm the timerfd if curl's
+ * deadline is earlier than the armed one. */
 static void settle_curl_timer(struct bench *bench, int *running) {
     uint64_t now = now_ns();
-    while (bench->curl_deadline_ns != 0 && bench->curl_deadline_ns <= now) {
+    for (int round = 0; round < IMMEDIATE_ROUNDS && bench->curl_deadline_ns != 0 && bench->curl_deadline_ns <= now;
+         round++) {
         bench->curl_deadline_ns = 0;
         curl_multi_socket_action(bench->multi, CURL_SOCKET_TIMEOUT, 0, running);
         read_completions(bench);
@@ -512,7 +515,7 @@ static void settle_curl_timer(struct bench *bench, int *running) {
     if (bench->curl_deadline_ns != 0 &&
         (bench->curl_armed_ns == 0 || bench->curl_deadline_ns < bench->curl_armed_ns)) {
         bench->curl_armed_ns = bench->curl_deadline_ns;
-        arm_timer_fd(bench->curl_timer_fd, bench->curl_deadline_ns - now);
+        arm_timer_fd(bench->curl_timer_fd, bench->curl_deadline_ns > now ? bench->curl_deadline_ns - now : 0);
     }
 }
 
