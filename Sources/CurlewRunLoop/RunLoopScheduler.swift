@@ -9,7 +9,8 @@ import Synchronization
 /// its loop itself (``RunLoopContext``).
 ///
 /// - **perform** queues the block on the thread's run loop in the scheduler's modes and wakes it;
-///   on a network thread's own thread it signals a version-0 source instead (``PerformNudge``).
+///   on a network thread's own thread it signals a version-0 source of its own instead, which keeps
+///   the loop from sleeping before the block runs without a system call.
 /// - **sockets** are watched by run-loop sources, in one of two ways (``SocketStrategy``):
 ///   a `CFSocket` per descriptor (the classic way, with CF's `select()` helper thread), or one
 ///   `epoll` descriptor that is the port of a version-1 source (no helper thread).
@@ -126,7 +127,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
 
     /// Queues `work` on the thread's run loop in the scheduler's modes and wakes the loop; starts
     /// the thread on first use. Called on a network thread's own thread, it makes sure the loop runs
-    /// `work` before it sleeps without waking it (``PerformNudge``).
+    /// `work` before it sleeps without waking it: it signals a version-0 source of the scheduler's.
     ///
     /// - Parameter work: Runs on the network thread, after work submitted before it.
     public func perform(_ work: @escaping @Sendable () -> Void) {
