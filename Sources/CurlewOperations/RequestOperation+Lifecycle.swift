@@ -113,7 +113,10 @@ extension RequestOperation {
 
     /// What is left to do once the lock is released.
     private struct FollowUp {
-        var transition: Machine.Transition
+        /// The keys whose changes Foundation is told of, in order.
+        var posts: [Machine.Key]
+        /// Whether Foundation is told of a cancel (`super.cancel()`).
+        var tellsFoundationOfCancel = false
         var issuesTransferCommands = false
         var processing: Result<TransferResponse, TransferError>?
         var delivery: Delivery?
@@ -159,13 +162,17 @@ extension RequestOperation {
     /// the rest after unlocking.
     func apply(_ event: (inout Machine) -> Machine.Transition) {
         let followUp = self.storage.withLock { state -> FollowUp in
+            // The follow-up keeps only what it needs after unlocking, and the action is consumed
+            // by the switch: its payload (a whole response) is not copied again for later.
             let transition = event(&state.machine)
-            var followUp = FollowUp(transition: transition)
-            switch transition.action {
+            var followUp = FollowUp(posts: transition.posts)
+            let action = transition.action
+            switch consume action {
             case .none:
                 break
             case .markCancelled:
                 // Completing: a retry decision may be under way; its task is told (after unlocking).
+                followUp.tellsFoundationOfCancel = true
                 followUp.abandoned = state.pendingTask
             case .startTransfer:
                 let transfer = self.transport.makeTransfer(state.attemptRequest, observer: TransferEvents(operation: self))
@@ -182,23 +189,25 @@ extension RequestOperation {
                 state.pendingTask = nil
                 followUp.wait = (delay, state.interceptor != nil)
             case .cancelPendingAttempt:
+                followUp.tellsFoundationOfCancel = true
                 followUp.abandoned = state.pendingTask
                 state.pendingTask = nil
                 followUp.delivery = state.finish(with: .failure(TransferError.cancelled(url: state.attemptRequest.url)))
                 followUp.progressQueue = state.progressAfterFinish()
             case .cancelTransfer:
+                followUp.tellsFoundationOfCancel = true
                 if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.cancel(transfer)) }
             case .pauseTransfer:
                 if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.pause(transfer)) }
                 self.enqueue(Self.didPauseNotification, on: state.notificationQueue)
             case .resumeTransfer:
                 if let transfer = state.transfer { followUp.issuesTransferCommands = state.queue(.resume(transfer)) }
-            case .processResult(var outcome):
-                if case .success(var response) = outcome {
-                    response.metrics.retryCount = max(state.attemptCount - 1, 0)
-                    state.response = response
-                    outcome = .success(response)
-                }
+            case .processResult(.success(var response)):
+                response.metrics.retryCount = max(state.attemptCount - 1, 0)
+                state.response = response
+                state.enterCompletionGroup()
+                followUp.processing = .success(response)
+            case .processResult(let outcome):
                 state.enterCompletionGroup()
                 followUp.processing = outcome
             case .finish(let finish):
@@ -218,12 +227,7 @@ extension RequestOperation {
         }
 
         if followUp.issuesTransferCommands { self.issueTransferCommands() }
-        switch followUp.transition.action {
-        case .markCancelled, .cancelTransfer, .cancelPendingAttempt:
-            super.cancel()
-        case .none, .startTransfer, .pauseTransfer, .resumeTransfer, .processResult, .finish, .prepareAttempt, .waitForRetry:
-            break
-        }
+        if followUp.tellsFoundationOfCancel { super.cancel() }
         followUp.abandoned?.cancel()
         if let (delay, preparing) = followUp.wait {
             // Weakly: a cancelled operation finishes without waiting for this, and need not live on.
@@ -234,7 +238,7 @@ extension RequestOperation {
         if let (interceptor, attempt) = followUp.preparation {
             self.prepare(attempt, with: interceptor)
         }
-        for key in followUp.transition.posts {
+        for key in followUp.posts {
             self.didChangeValue(forKey: key.rawValue)
         }
         if let outcome = followUp.processing {
