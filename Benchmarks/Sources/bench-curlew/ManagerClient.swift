@@ -3,7 +3,7 @@ import BenchKit
 import Curlew
 import Foundation
 
-/// `curlew-dispatch-manager`, `curlew-runloop-epoll-manager`: what an application written with
+/// `curlew-dispatch-manager`, `curlew-dispatch-epoll-manager`, `curlew-runloop-epoll-manager`: what an application written with
 /// async/await calls — `RequestOperationManager.task(for:as:)` awaited for `Data` and its response —
 /// on the same engine configuration as the other Curlew clients. Every request is still a
 /// `RequestOperation` on the manager's queue; the manager adds preparing the request (its default

@@ -1,6 +1,6 @@
 // bench-curlew: Curlew's clients. The engine directly (`curlew-*-engine`), through RequestOperation
 // on an OperationQueue (`curlew-dispatch`, `curlew-dispatch-epoll`, `curlew-runloop`, `curlew-runloop-epoll`), through the manager's
-// async/await API (`curlew-dispatch-manager`, `curlew-runloop-epoll-manager`), and, for the batch
+// async/await API (`curlew-dispatch-manager`, `curlew-dispatch-epoll-manager`, `curlew-runloop-epoll-manager`), and, for the batch
 // scenario only, through OperationBatch (`curlew-*-batch`), on each backend.
 import BenchKit
 
@@ -14,6 +14,7 @@ BenchClientMain.run(clients: [
     "curlew-runloop": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopCFSocket) },
     "curlew-runloop-epoll": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopEpoll) },
     "curlew-dispatch-manager": { options throws(ClientSetupError) in try ManagerClient(options: options, backend: .dispatch) },
+    "curlew-dispatch-epoll-manager": { options throws(ClientSetupError) in try ManagerClient(options: options, backend: .dispatchEpoll) },
     "curlew-runloop-epoll-manager": { options throws(ClientSetupError) in try ManagerClient(options: options, backend: .runLoopEpoll) },
     "curlew-dispatch-batch": { options throws(ClientSetupError) in try BatchClient(options: options, backend: .dispatch) },
     "curlew-runloop-batch": { options throws(ClientSetupError) in try BatchClient(options: options, backend: .runLoopCFSocket) },
