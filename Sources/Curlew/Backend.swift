@@ -7,7 +7,7 @@ import CurlewTransport
 ///
 /// ```swift
 /// let api = RequestOperationManager(baseURL: url)                              // .dispatch
-/// let batched = RequestOperationManager(baseURL: url, backend: .dispatch(sockets: .epollSource))
+/// let perSocket = RequestOperationManager(baseURL: url, backend: .dispatch(sockets: .sourcePerSocket))
 /// let classic = RequestOperationManager(baseURL: url, backend: .runLoop)       // epoll run-loop source
 /// let cf = RequestOperationManager(baseURL: url, backend: .runLoop(sockets: .cfSocket))
 /// ```
@@ -19,13 +19,15 @@ public struct Backend: Sendable, Hashable, CustomStringConvertible {
 
     private let kind: Kind
 
-    /// `DispatchScheduler`: one serial queue and dispatch sources (GCD-first; the default).
-    public static let dispatch = Backend(kind: .dispatch(.sourcePerSocket))
+    /// `DispatchScheduler`: one serial queue, and one dispatch source on an `epoll` set holding the
+    /// sockets (GCD-first; the default).
+    public static let dispatch = Backend(kind: .dispatch(.epollSource))
 
     /// `DispatchScheduler` watching sockets as `sockets` says.
     ///
-    /// - Parameter sockets: `.sourcePerSocket` (the default of ``dispatch``) or `.epollSource`, which
-    ///   lets the engine run with fewer thread wake-ups (see `DispatchScheduler.SocketStrategy`).
+    /// - Parameter sockets: `.epollSource` (the default of ``dispatch``) or `.sourcePerSocket`,
+    ///   `URLSession`'s model, which wakes the queue's thread for nearly every socket event (see
+    ///   `DispatchScheduler.SocketStrategy`).
     public static func dispatch(sockets: DispatchScheduler.SocketStrategy) -> Backend {
         Backend(kind: .dispatch(sockets))
     }

@@ -8,11 +8,13 @@ import Dispatch
 /// ```swift
 /// let engine = TransferEngine(scheduler: DispatchScheduler())     // the engine binds it
 /// let onMyQueue = DispatchScheduler(label: "api", target: myQueue) // callbacks serialized on myQueue's thread
-/// let batched = DispatchScheduler(sockets: .epollSource)           // one source for every socket
+/// let perSocket = DispatchScheduler(sockets: .sourcePerSocket)     // URLSession's model: a source per socket
 /// ```
 ///
-/// How it keeps the `TransferScheduler` contract (with the default
-/// ``SocketStrategy/sourcePerSocket``; ``SocketStrategy/epollSource`` keeps it with one epoll set):
+/// By default (``SocketStrategy/epollSource``) one dispatch read source watches an `epoll` set that
+/// holds curl's sockets, so one wake-up of the queue's thread handles every socket that is ready.
+/// How the scheduler keeps the `TransferScheduler` contract with a source per socket
+/// (``SocketStrategy/sourcePerSocket``; the epoll set keeps it as the run-loop backend's does):
 ///
 /// - **Exact arming.** Each socket gets a read source, and a write source once curl asks for
 ///   writing (only after the read source is registered, working around a libdispatch bug: see
@@ -77,10 +79,10 @@ public final class DispatchScheduler: TransferScheduler, @unchecked Sendable {
     ///   - qos: The queue's quality of service.
     ///   - target: A queue to target (for example an application's delegate queue); ``isOnContext``
     ///     still answers for this scheduler's own queue only.
-    ///   - sockets: How sockets are watched: a source per socket (the default) or one epoll set.
+    ///   - sockets: How sockets are watched: one epoll set (the default) or a source per socket.
     public init(
         label: String = "curlew.dispatch", qos: DispatchQoS = .default, target: DispatchQueue? = nil,
-        sockets: SocketStrategy = .sourcePerSocket
+        sockets: SocketStrategy = .epollSource
     ) {
         self.socketStrategy = sockets
         self.queue = DispatchQueue(label: label, qos: qos, target: target)

@@ -13,15 +13,17 @@ extension DispatchScheduler {
     /// run-loop backend's epoll speed (see `Docs/Benchmarks.md` for the figures and the command).
     public enum SocketStrategy: Sendable, Hashable, CaseIterable {
         /// A read source per socket, and a write source once curl asks for writing, kept and
-        /// suspended or resumed as curl's interest changes: `URLSession`'s model on Linux. The
-        /// default.
+        /// suspended or resumed as curl's interest changes: `URLSession`'s model on Linux. It costs
+        /// a wake-up of the queue's thread for nearly every socket event.
         case sourcePerSocket
 
         /// One `epoll` descriptor per scheduler holding its sockets, watched by one dispatch read
         /// source whose handler collects every ready socket with a zero-timeout `epoll_wait`.
         ///
         /// The sockets are never registered with libdispatch, so arming or disarming a direction is
-        /// one `epoll_ctl` and a socket is closed at once (no cancel handler to wait for).
+        /// one `epoll_ctl` and a socket is closed at once (no cancel handler to wait for). The
+        /// default: it costs one descriptor per scheduler, and the engine runs about 1.5 times as
+        /// fast at 16–128 requests in flight.
         case epollSource
     }
 }

@@ -30,7 +30,7 @@ public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStri
     public func makeScheduler() -> any TransferScheduler {
         switch self {
         case .dispatch:
-            return DispatchScheduler()
+            return DispatchScheduler(sockets: .sourcePerSocket)
         case .dispatchEpoll:
             return DispatchScheduler(sockets: .epollSource)
         case .runLoopCFSocket:

@@ -36,7 +36,7 @@ extension BackendConfiguration {
     public func makeScheduler(in contexts: PrivateContexts) -> any TransferScheduler {
         switch self {
         case .dispatch:
-            return DispatchScheduler(label: contexts.label)
+            return DispatchScheduler(label: contexts.label, sockets: .sourcePerSocket)
         case .dispatchEpoll:
             return DispatchScheduler(label: contexts.label, sockets: .epollSource)
         case .runLoopCFSocket:

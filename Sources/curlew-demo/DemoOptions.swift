@@ -7,7 +7,7 @@ struct DemoOptions {
     var concurrency = 16
     /// Where the throughput loop sends its GETs; the embedded server's `/bytes/13` when `nil`.
     var url: URL?
-    /// Which backends to run (`dispatch`, `runloop-cfsocket`, `runloop-epoll`); all when empty.
+    /// Which backends to run (`dispatch`, `dispatch-epoll`, `runloop-cfsocket`, `runloop-epoll`); all when empty.
     var backends: Set<String> = []
     /// Skip the walkthrough and run only the throughput loop.
     var loadOnly = false

@@ -20,7 +20,8 @@ print("Curlew demo: libcurl \(LibCurl.version), embedded server on \(server.base
 print("")
 
 let backends: [(String, @Sendable () -> any TransferScheduler)] = [
-    ("dispatch", { DispatchScheduler() }),
+    ("dispatch", { DispatchScheduler(sockets: .sourcePerSocket) }),
+    ("dispatch-epoll", { DispatchScheduler() }),
     ("runloop-cfsocket", { RunLoopScheduler(sockets: .cfSocket) }),
     ("runloop-epoll", { RunLoopScheduler(sockets: .epollSource) }),
 ]

@@ -22,7 +22,7 @@ struct DispatchLessons {
     @Test("1: a suspended delegate queue completes nothing")
     func suspendedQueue() async throws {
         let server = try testServer()
-        let scheduler = DispatchScheduler(label: "lesson1")
+        let scheduler = DispatchScheduler(label: "lesson1", sockets: .sourcePerSocket)
         let engine = TransferEngine(scheduler: scheduler)
         var shown = false
         for delay in [1_000, 3_000, 9_000, 27_000] where !shown {

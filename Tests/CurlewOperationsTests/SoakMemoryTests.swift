@@ -47,7 +47,7 @@ struct SoakMemoryTests {
         let rounds = environment["CURLEW_SOAK_ROUNDS"].flatMap(Int.init) ?? 6
         let perRound = environment["CURLEW_SOAK_REQUESTS"].flatMap(Int.init) ?? 25_000
         guard let server = try? TestServer.start() else { Self.fail("no test server") }
-        let engine = TransferEngine(scheduler: DispatchScheduler())
+        let engine = TransferEngine(scheduler: DispatchScheduler(sockets: .sourcePerSocket))
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 64
         let url = server.url(.bytes(13))

@@ -167,9 +167,9 @@ struct StartAndQueueTests {
         }
     }
 
-    @Test("the umbrella's default engine runs on the dispatch scheduler")
+    @Test("the umbrella's default engine runs on the dispatch scheduler, with its epoll source")
     func defaultEngine() async throws {
-        #expect(Curlew.defaultEngine.scheduler.name == "dispatch")
+        #expect(Curlew.defaultEngine.scheduler.name == "dispatch-epoll")
         let operation = RequestOperation(request: try request(.bytes(42)))
         #expect(operation.engine === Curlew.defaultEngine)
         operation.start()

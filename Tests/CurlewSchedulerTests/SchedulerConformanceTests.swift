@@ -726,7 +726,7 @@ struct DispatchSchedulerSpecificTests {
     @Test("name and context with a target queue")
     func contextWithTargetQueue() async {
         let target = DispatchQueue(label: "curlew.tests.target")
-        let scheduler = DispatchScheduler(label: "curlew.tests.targeting", target: target)
+        let scheduler = DispatchScheduler(label: "curlew.tests.targeting", target: target, sockets: .sourcePerSocket)
         #expect(scheduler.name == "dispatch")
         #expect(await scheduler.runOnContext { scheduler.isOnContext } == true)
         #expect(!target.sync { scheduler.isOnContext })
@@ -736,7 +736,7 @@ struct DispatchSchedulerSpecificTests {
 
     @Test("a suspended queue performs nothing and delivers nothing until resumed")
     func suspendedQueueStopsTheContext() async throws {
-        let scheduler = DispatchScheduler()
+        let scheduler = DispatchScheduler(sockets: .sourcePerSocket)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
         scheduler.bind(probe)
         let pair = try SocketPair(localAtOrAbove: self.base)
@@ -763,7 +763,7 @@ struct DispatchSchedulerSpecificTests {
 
     @Test("a disarmed direction is suspended, not just filtered")
     func disarmSuspendsTheSource() async throws {
-        let scheduler = DispatchScheduler()
+        let scheduler = DispatchScheduler(sockets: .sourcePerSocket)
         let probe = RecordingEventHandler(scheduler: scheduler) { socket, _ in SocketPair.drain(socket) }
         scheduler.bind(probe)
         let pair = try SocketPair(localAtOrAbove: self.base)

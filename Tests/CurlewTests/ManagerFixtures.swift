@@ -66,7 +66,7 @@ extension BackendConfiguration {
     func makeIsolatedScheduler() -> any TransferScheduler {
         switch self {
         case .dispatch:
-            return DispatchScheduler(label: "manager-tests")
+            return DispatchScheduler(label: "manager-tests", sockets: .sourcePerSocket)
         case .dispatchEpoll:
             return DispatchScheduler(label: "manager-tests", sockets: .epollSource)
         case .runLoopCFSocket:
@@ -79,8 +79,8 @@ extension BackendConfiguration {
     /// The manager's backend for this configuration.
     var backend: Backend {
         switch self {
-        case .dispatch: return .dispatch
-        case .dispatchEpoll: return .dispatch(sockets: .epollSource)
+        case .dispatch: return .dispatch(sockets: .sourcePerSocket)
+        case .dispatchEpoll: return .dispatch
         case .runLoopCFSocket: return .runLoop(sockets: .cfSocket)
         case .runLoopEpoll: return .runLoop
         }

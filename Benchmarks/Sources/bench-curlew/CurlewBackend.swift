@@ -16,7 +16,7 @@ enum CurlewBackend: String, CaseIterable, Sendable {
     /// A new scheduler of this kind (each engine binds its own).
     func makeScheduler() -> any TransferScheduler {
         switch self {
-        case .dispatch: DispatchScheduler()
+        case .dispatch: DispatchScheduler(sockets: .sourcePerSocket)
         case .dispatchEpoll: DispatchScheduler(sockets: .epollSource)
         case .runLoopCFSocket: RunLoopScheduler(sockets: .cfSocket)
         case .runLoopEpoll: RunLoopScheduler(sockets: .epollSource)

@@ -49,8 +49,9 @@ struct CountsCommand: ParsableCommand {
 
     static let defaultClients = [
         "curl-c", "curlew-dispatch-engine", "curlew-dispatch-epoll-engine", "curlew-runloop-epoll-engine",
-        "curlew-runloop-engine", "curlew-dispatch", "curlew-dispatch-epoll", "curlew-runloop-epoll", "curlew-runloop", "curlew-dispatch-manager",
-        "curlew-runloop-epoll-manager", "async-http-client", "go-net-http",
+        "curlew-runloop-engine", "curlew-dispatch", "curlew-dispatch-epoll", "curlew-runloop-epoll", "curlew-runloop",
+        "curlew-dispatch-manager", "curlew-dispatch-epoll-manager", "curlew-runloop-epoll-manager", "async-http-client",
+        "go-net-http",
     ]
 
     func validate() throws {

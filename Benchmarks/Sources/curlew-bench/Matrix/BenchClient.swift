@@ -22,7 +22,9 @@ struct BenchClient: Sendable, Hashable, Identifiable {
 extension BenchClient {
     /// The baseline of the "× curl-c" ratios: the same libcurl, no Swift.
     static let curlC = "curl-c"
-    /// The baseline of the "× curlew-dispatch" ratios: Curlew's default.
+    /// The baseline of the "× curlew-dispatch" ratios: the dispatch backend with a source per socket,
+    /// Curlew's default until 2026-11-25 (the default is now `curlew-dispatch-epoll`); kept so that
+    /// the ratios of every committed run compare.
     static let curlewDispatch = "curlew-dispatch"
 
     /// Every client, in report order: the ceiling, the floor, Curlew, its peers, the rejected designs.
@@ -30,13 +32,13 @@ extension BenchClient {
         BenchClient(name: "wrk", product: nil, summary: "wrk -t1: the server's ceiling (C, not a library)"),
         BenchClient(name: "curl-c", product: "bench-curl-c", summary: "C curl-multi loop, epoll + socket_action"),
         BenchClient(name: "curlew-dispatch", product: "bench-curlew",
-                    summary: "Curlew, DispatchScheduler, RequestOperation on an OperationQueue"),
+                    summary: "Curlew, DispatchScheduler (a source per socket), RequestOperation on an OperationQueue"),
         BenchClient(name: "curlew-dispatch-engine", product: "bench-curlew",
-                    summary: "Curlew, DispatchScheduler, TransferEngine directly"),
+                    summary: "Curlew, DispatchScheduler (a source per socket), TransferEngine directly"),
         BenchClient(name: "curlew-dispatch-epoll", product: "bench-curlew",
-                    summary: "Curlew, DispatchScheduler (one epoll source), RequestOperation on an OperationQueue"),
+                    summary: "Curlew, DispatchScheduler (one epoll source, the default), RequestOperation on an OperationQueue"),
         BenchClient(name: "curlew-dispatch-epoll-engine", product: "bench-curlew",
-                    summary: "Curlew, DispatchScheduler (one epoll source), TransferEngine directly"),
+                    summary: "Curlew, DispatchScheduler (one epoll source, the default), TransferEngine directly"),
         BenchClient(name: "curlew-runloop", product: "bench-curlew",
                     summary: "Curlew, RunLoopScheduler (CFSocket), RequestOperation on an OperationQueue"),
         BenchClient(name: "curlew-runloop-engine", product: "bench-curlew",
@@ -46,11 +48,13 @@ extension BenchClient {
         BenchClient(name: "curlew-runloop-epoll-engine", product: "bench-curlew",
                     summary: "Curlew, RunLoopScheduler (epoll source), TransferEngine directly"),
         BenchClient(name: "curlew-dispatch-manager", product: "bench-curlew",
-                    summary: "Curlew, DispatchScheduler, RequestOperationManager's async/await API"),
+                    summary: "Curlew, DispatchScheduler (a source per socket), RequestOperationManager's async/await API"),
+        BenchClient(name: "curlew-dispatch-epoll-manager", product: "bench-curlew",
+                    summary: "Curlew, DispatchScheduler (one epoll source, the default), RequestOperationManager's async/await API"),
         BenchClient(name: "curlew-runloop-epoll-manager", product: "bench-curlew",
                     summary: "Curlew, RunLoopScheduler (epoll source), RequestOperationManager's async/await API"),
         BenchClient(name: "curlew-dispatch-batch", product: "bench-curlew",
-                    summary: "Curlew, DispatchScheduler, RequestOperations as one OperationBatch (batch scenario only)",
+                    summary: "Curlew, DispatchScheduler (a source per socket), RequestOperations as one OperationBatch (batch scenario only)",
                     isDedicated: true),
         BenchClient(name: "curlew-runloop-batch", product: "bench-curlew",
                     summary: "Curlew, RunLoopScheduler (CFSocket), RequestOperations as one OperationBatch (batch scenario only)",
