@@ -46,32 +46,34 @@ extension RequestOperation {
         self.apply { $0.transferCompleted(outcome) }
     }
 
-    /// On the processing queue: decide whether to retry the attempt (the interceptor first, on the
-    /// cooperative pool, then the retry policy); if not, serialize the response and finish.
-    func processResult(_ outcome: Result<TransferResponse, TransferError>) {
+    /// On the processing queue `lane`: decide whether to retry the attempt (the interceptor first,
+    /// on the cooperative pool, then the retry policy); if not, serialize the response and finish.
+    func processResult(_ outcome: Result<TransferResponse, TransferError>, on lane: ProcessingQueues.Lane) {
         let (policy, interceptor, attempt, request, isCancelled) = self.storage.withLock {
             ($0.retryPolicy, $0.interceptor, $0.attemptCount, $0.attemptRequest, $0.machine.isCancelled)
         }
         guard !isCancelled, interceptor != nil || attempt < policy.maximumAttempts else {
-            self.serializeResult(outcome)
+            self.serializeResult(outcome, on: lane)
             return
         }
         let method = request.head.method
         guard let interceptor else {
-            self.conclude(outcome, policy.decide(after: outcome.map(\.head), method: method, attempt: attempt))
+            self.conclude(outcome, policy.decide(after: outcome.map(\.head), method: method, attempt: attempt), on: lane)
             return
         }
         let task = Task {
             let asked = await interceptor.retry(request, after: outcome, attempt: attempt)
             let decision = asked == .doNotRetry
                 ? policy.decide(after: outcome.map(\.head), method: method, attempt: attempt) : asked
-            self.process { self.conclude(outcome, decision) }
+            self.process { lane in self.conclude(outcome, decision, on: lane) }
         }
         self.storage.withLock { $0.pendingTask = task }
     }
 
-    /// On the processing queue: wait and retry, or serialize the attempt's result.
-    private func conclude(_ outcome: Result<TransferResponse, TransferError>, _ decision: RetryDecision) {
+    /// On the processing queue `lane`: wait and retry, or serialize the attempt's result.
+    private func conclude(
+        _ outcome: Result<TransferResponse, TransferError>, _ decision: RetryDecision, on lane: ProcessingQueues.Lane
+    ) {
         if case .retry(let wait) = decision {
             var waits = false
             self.apply { machine in
@@ -81,11 +83,11 @@ extension RequestOperation {
             }
             if waits { return }
         }
-        self.serializeResult(outcome)
+        self.serializeResult(outcome, on: lane)
     }
 
-    /// On the processing queue: serialize a successful response, then finish.
-    private func serializeResult(_ outcome: Result<TransferResponse, TransferError>) {
+    /// On the processing queue `lane`: serialize a successful response, then finish.
+    private func serializeResult(_ outcome: Result<TransferResponse, TransferError>, on lane: ProcessingQueues.Lane) {
         let (serializer, isCancelled) = self.storage.withLock { ($0.responseSerializer, $0.machine.isCancelled) }
         let result: Result<(any Sendable)?, any Error>
         switch outcome {
@@ -103,7 +105,7 @@ extension RequestOperation {
                 }
             }
         }
-        self.apply { $0.resultProcessed(result) }
+        self.apply(on: lane) { $0.resultProcessed(result) }
     }
 
     // MARK: Applying transitions
@@ -159,8 +161,9 @@ extension RequestOperation {
     }
 
     /// Runs `event` on the state machine under the lock, queues the ordered effects there, and does
-    /// the rest after unlocking.
-    func apply(_ event: (inout Machine) -> Machine.Transition) {
+    /// the rest after unlocking. `lane` is the processing lane whose block calls this, if any: a
+    /// finish there may run its handler on the lane's thread (see ``deliver(_:on:)``).
+    func apply(on lane: ProcessingQueues.Lane? = nil, _ event: (inout Machine) -> Machine.Transition) {
         let followUp = self.storage.withLock { state -> FollowUp in
             // The follow-up keeps only what it needs after unlocking, and the action is consumed
             // by the switch: its payload (a whole response) is not copied again for later.
@@ -242,24 +245,22 @@ extension RequestOperation {
             self.didChangeValue(forKey: key.rawValue)
         }
         if let outcome = followUp.processing {
-            self.process { self.processResult(outcome) }
+            self.process { lane in self.processResult(outcome, on: lane) }
         }
         if let queue = followUp.progressQueue {
             queue.async { self.deliverProgress() }
         }
         if let delivery = followUp.delivery {
-            self.deliver(delivery)
+            self.deliver(delivery, on: lane)
         }
     }
 
     /// Runs `work` on a processing queue (see ``processingQueues``) and remembers which. The hand-off
     /// waits for the events the transport is delivering now (``TransferRunning/afterCurrentEvents(_:)``),
     /// so that the responses completed together wake the processing queue once.
-    private func process(_ work: @escaping @Sendable () -> Void) {
+    private func process(_ work: @escaping @Sendable (ProcessingQueues.Lane) -> Void) {
         self.transport.afterCurrentEvents {
-            let lane = ProcessingQueues.nextLane()
-            self.storage.withLock { $0.processingQueue = lane.queue }
-            lane.run(work)
+            ProcessingQueues.run(work) { lane in self.storage.withLock { $0.processingQueue = lane.queue } }
         }
     }
 
@@ -299,32 +300,48 @@ extension RequestOperation {
 
     /// Hands a finished operation's result out: awaiting tasks, then the handler on the completion
     /// queue inside the completion group, then the did-finish notification.
-    private func deliver(_ delivery: Delivery) {
+    ///
+    /// On a processing lane (`lane`), a handler for the library's default completion queue runs on
+    /// the lane's thread, inside `sync` on that queue, when the lane can hold it (no block queued
+    /// behind it there, another lane free to take responses: ``ProcessingQueues/claimForHandler(_:)``).
+    /// It is still on the completion queue, in the group, once; one thread fewer wakes per request.
+    /// The did-finish notification is queued first then, so a long handler does not hold it back.
+    /// Any other queue, or a lane that cannot hold the handler: the handler is queued there.
+    private func deliver(_ delivery: Delivery, on lane: ProcessingQueues.Lane?) {
         for waiter in delivery.waiters {
             waiter.resume(with: delivery.result)
         }
         let group = delivery.group
+        var handler: (@Sendable () -> Void)?
         switch delivery.result {
         case .success(let object):
             if let success = delivery.success {
-                delivery.completionQueue.async {
+                handler = {
                     success(self, object)
                     group?.leave()
                 }
-            } else {
-                group?.leave()
             }
         case .failure(let error):
             if let failure = delivery.failure {
-                delivery.completionQueue.async {
+                handler = {
                     failure(self, error)
                     group?.leave()
                 }
-            } else {
-                group?.leave()
             }
         }
-        self.enqueue(Self.didFinishNotification, on: delivery.notificationQueue)
+        guard let handler else {
+            group?.leave()
+            self.enqueue(Self.didFinishNotification, on: delivery.notificationQueue)
+            return
+        }
+        if let lane, delivery.completionQueue === SharedQueues.callbacks, ProcessingQueues.claimForHandler(lane) {
+            self.enqueue(Self.didFinishNotification, on: delivery.notificationQueue)
+            delivery.completionQueue.sync(execute: handler)
+            ProcessingQueues.releaseHandler(lane)
+        } else {
+            delivery.completionQueue.async(execute: handler)
+            self.enqueue(Self.didFinishNotification, on: delivery.notificationQueue)
+        }
     }
 }
 

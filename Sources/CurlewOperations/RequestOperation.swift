@@ -217,6 +217,13 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// The queue the success and failure handlers run on. `nil` (the default) means the default
     /// completion queue of ``defaultCallbackQueues`` when the operation was created: a shared
     /// concurrent queue of the library's, not the main queue.
+    ///
+    /// On the library's own completion queue a handler usually runs on the thread that serialized
+    /// the response, inside `sync` on the completion queue, rather than waking another thread: it
+    /// is on the completion queue all the same (its queue-specific values, `dispatchPrecondition`),
+    /// never on a processing queue or the network context, and a handler that blocks holds up no
+    /// other operation's response (see ``processingQueues``). Handlers for any other queue are
+    /// queued there.
     public var completionQueue: DispatchQueue? {
         get { self.storage.withLock { $0.completionQueue } }
         set { self.storage.withLock { $0.completionQueue = newValue } }
@@ -307,6 +314,9 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// keep finishing whatever other code does with the pool (a concurrent queue would wait for a
     /// pool thread). Never the network context. Keep serializers from blocking: every blocked one
     /// holds a queue, and the responses that reached its queue in its first millisecond wait for it.
+    /// A queue whose thread runs a handler for the library's completion queue (see
+    /// ``completionQueue``) takes no response until the handler returns, and one queue always
+    /// takes responses.
     public static var processingQueues: [DispatchQueue] { ProcessingQueues.queues }
 
     /// The method, the URL and the state, for logs: `<RequestOperation GET http://…: executing>`.
