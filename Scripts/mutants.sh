@@ -93,8 +93,8 @@ mutant 7 "Curlew.defaultEngine runs on the network thread instead of a dispatch 
 # --- The operation (claims 8-15) ---
 mutant 8 "start() waits until the operation has finished (a synchronous operation)" \
     Sources/CurlewOperations/RequestOperation.swift \
-    'self.apply { $0.start(isReady: isReady) }' \
-    'self.apply { $0.start(isReady: isReady) }; self.waitUntilFinished()' \
+    'self.apply { $0.start(isReady: isReady, preparing: preparing) }' \
+    'self.apply { $0.start(isReady: isReady, preparing: preparing) }; self.waitUntilFinished()' \
     'OperationLessons/asynchronousStart'
 mutant 9 "finishing does not post isFinished" \
     Sources/CurlewOperations/RequestOperation+StateMachine.swift \
@@ -103,7 +103,7 @@ mutant 9 "finishing does not post isFinished" \
     'OperationLessons/withoutQueue'
 mutant 10 "start posts no did-start notification" \
     Sources/CurlewOperations/RequestOperation+Lifecycle.swift \
-    'self.enqueue(Self.didStartNotification, on: state.notificationQueue)' \
+    'if state.attemptCount == 1 { self.enqueue(Self.didStartNotification, on: state.notificationQueue) }' \
     '_ = state.notificationQueue' \
     'OperationLessons/start'
 mutant 11 "cancelling an executing operation does not cancel its transfer" \
@@ -122,14 +122,14 @@ mutant 12 "pausing an operation leaves its transfer running" \
     'case .pause(let transfer): _ = transfer' \
     'OperationLessons/pauseAndResume'
 mutant 13 "finishing posts no did-finish notification" \
-    Sources/CurlewOperations/RequestOperation+Lifecycle.swift \
-    'self.enqueue(Self.didFinishNotification, on: delivery.notificationQueue)' \
-    '_ = delivery.notificationQueue' \
+    Sources/CurlewOperations/RequestOperation+Notifications.swift \
+    'NotificationCenter.default.post(name: name, object: self)' \
+    'if name != Self.didFinishNotification { NotificationCenter.default.post(name: name, object: self) }' \
     'OperationLessons/finish'
 mutant 14 "responses are serialized on the network context" \
     Sources/CurlewOperations/RequestOperation+Lifecycle.swift \
-    'self.processingQueue.async { self.processResult(outcome) }' \
-    'self.processResult(outcome)' \
+    'ProcessingQueues.run(work) { lane in self.storage.withLock { $0.processingQueue = lane.queue } }' \
+    'work(ProcessingQueues.lanes[0])' \
     'OperationLessons/processingQueue'
 mutant 15 "the completion queue the caller chose is ignored" \
     Sources/CurlewOperations/RequestOperation+Lifecycle.swift \
@@ -155,13 +155,13 @@ mutant - "Transfer.cancel from another thread does nothing" \
     'CurlewConformanceTests\.CancellationTests'
 mutant - "a new transfer's 0 ms timer request waits for the scheduler's timer (a round trip) instead of running in the same visit" \
     Sources/CurlewTransport/Engine/MultiDriver.swift \
-    'while rounds < Self.immediateRoundsPerEntry, !self.isShutDown' \
+    'while rounds < Self.immediateRoundsPerEntry * self.members.count, !self.isShutDown' \
     'while rounds < 0, !self.isShutDown' \
     'LifecycleTests/timerChurn'
 mutant - "CURLOPT_PIPEWAIT on plain http too" \
-    Sources/CurlewTransport/Transfer/Transfer+Configuration.swift \
-    'if attempt.target.scheme == "https" { try easy.set(CURLOPT_PIPEWAIT, true) }' \
-    'try easy.set(CURLOPT_PIPEWAIT, true)' \
+    Sources/CurlewTransport/Transfer/HandleSetup.swift \
+    'case .automatic: scheme == "https"' \
+    'case .automatic: true' \
     'NoWaitingTests/smallBesideSlow\('
 mutant - "easy handles that recorded an errno go back to the pool" \
     Sources/CurlewTransport/Engine/EasyHandlePool.swift \
