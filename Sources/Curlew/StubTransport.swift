@@ -25,7 +25,8 @@ import HTTPTypes
 /// inside a control call; each started transfer completes exactly once; `cancel()` at any moment
 /// before the reply completes it with a `TransferError/Code/cancelled` error at once (a delay
 /// is a good way to test cancellation). `pause()` and `resume()` do nothing. A body for a request
-/// whose destination is a file is written to that file.
+/// whose destination is a file is written to that file; one whose destination is a stream is handed
+/// to its consumer in chunks, as it takes them. A streamed request body is not read.
 public final class StubTransport: TransferRunning, Sendable {
     /// A canned response.
     public struct Response: Sendable, Hashable {
@@ -171,6 +172,8 @@ public final class StubTransport: TransferRunning, Sendable {
         let observer: any TransferObserver
         let transport: StubTransport
         private let phase = Locked(Phase.idle)
+        /// A streamed body's bytes not yet taken by its consumer, and its completion.
+        private let pending = Locked<(body: Data, offset: Int, completion: Result<TransferResponse, TransferError>)?>(nil)
 
         init(request: TransferRequest, observer: any TransferObserver, transport: StubTransport) {
             self.request = request
@@ -204,6 +207,7 @@ public final class StubTransport: TransferRunning, Sendable {
             }
             guard cancels else { return }
             let error = TransferError.cancelled(url: self.request.url)
+            if case .stream(let stream) = self.request.destination { stream.finish(error) }
             self.transport.queue.async {
                 self.observer.transferDidComplete(with: .failure(error))
             }
@@ -214,6 +218,11 @@ public final class StubTransport: TransferRunning, Sendable {
 
         /// On the stub's queue: the reply, unless the transfer was cancelled meanwhile.
         private func deliver(_ reply: Reply) {
+            if case .stream(let stream) = self.request.destination, case .response(let response) = reply {
+                guard self.phase.withLock({ $0 == .running }) else { return }
+                self.stream(response, into: stream)
+                return
+            }
             let delivers = self.phase.withLock { phase -> Bool in
                 guard phase == .running else { return false }
                 phase = .finished
@@ -224,10 +233,65 @@ public final class StubTransport: TransferRunning, Sendable {
             case .failure(let error, _):
                 var failure = error
                 failure.failingURL = failure.failingURL ?? self.request.url
+                if case .stream(let stream) = self.request.destination { stream.finish(failure) }
                 self.observer.transferDidComplete(with: .failure(failure))
             case .response(let response):
                 self.observer.transferDidComplete(with: self.complete(response))
             }
+        }
+
+        /// On the stub's queue: hands `response` to a streamed body's consumer, in chunks of 16 KiB
+        /// as the consumer takes them, then completes.
+        private func stream(_ response: Response, into stream: ResponseBodyStream) {
+            let completion = self.complete(response)
+            guard case .success(let transferResponse) = completion else {
+                self.finishStream(stream, with: completion)
+                return
+            }
+            let producer = ResponseBodyStream.Producer(
+                resume: { [weak self] in
+                    guard let self else { return }
+                    self.transport.queue.async { self.pump(stream) }
+                },
+                cancel: { [weak self] in self?.cancel() })
+            guard stream.claim(producer) else {
+                self.finishStream(stream, with: .failure(TransferError(.invalidRequest, "A response body stream serves one transfer.")))
+                return
+            }
+            stream.receiveHead(transferResponse.head, url: transferResponse.url)
+            let body = self.request.head.method == .head ? Data() : response.body
+            self.pending.set((body, 0, completion))
+            self.pump(stream)
+        }
+
+        /// On the stub's queue: offers what is left until the consumer is behind or all is taken.
+        private func pump(_ stream: ResponseBodyStream) {
+            guard self.phase.withLock({ $0 == .running }), var left = self.pending.value else { return }
+            while left.offset < left.body.count {
+                let end = min(left.offset + 16_384, left.body.count)
+                let taken = left.body[left.offset..<end].withUnsafeBytes { stream.offer($0) }
+                guard taken else {
+                    self.pending.set(left)  // the consumer resumes the pump when it has drained
+                    return
+                }
+                left.offset = end
+            }
+            self.pending.set(nil)
+            self.finishStream(stream, with: left.completion)
+        }
+
+        private func finishStream(_ stream: ResponseBodyStream, with completion: Result<TransferResponse, TransferError>) {
+            let finishes = self.phase.withLock { phase -> Bool in
+                guard phase == .running else { return false }
+                phase = .finished
+                return true
+            }
+            guard finishes else { return }
+            switch completion {
+            case .success: stream.finish(nil)
+            case .failure(let error): stream.finish(error)
+            }
+            self.observer.transferDidComplete(with: completion)
         }
 
         private func complete(_ response: Response) -> Result<TransferResponse, TransferError> {
@@ -256,6 +320,8 @@ public final class StubTransport: TransferRunning, Sendable {
                     return .failure(TransferError(.cannotWriteToFile, "Cannot write \(file.path): \(error)", failingURL: url))
                 }
                 return .success(TransferResponse(head: head, body: nil, fileURL: file, url: url, metrics: TransferMetrics()))
+            case .stream:
+                return .success(TransferResponse(head: head, body: nil, fileURL: nil, url: url, metrics: TransferMetrics()))
             }
         }
 

@@ -82,6 +82,10 @@ extension TransferRequest {
                 arguments.append("--data-binary @-")
                 let length = parts.reduce(0) { $0 + $1.length }
                 notes.append("# the body, \(length) bytes in parts from memory and files, is read from standard input")
+            case .stream(let stream)?:
+                arguments.append("--data-binary @-")
+                let length = stream.length.map { "\($0) bytes" } ?? "of unknown length"
+                notes.append("# the body, a stream \(length), is read from standard input")
             }
         }
 

@@ -50,10 +50,12 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         case cannotOpenFile
         /// The response body could not be written to its destination file.
         case cannotWriteToFile
-        /// The request body could not be sent again when curl needed to rewind it.
+        /// The request body could not be sent again when curl needed to rewind it (a streamed body is
+        /// sent once: a redirect or retry that needs it again fails with this), or its stream failed.
         case requestBodyStreamExhausted
         /// A file the request body streams from changed size after the body was made (its
-        /// `Content-Length` was already announced), or ended early while it was read.
+        /// `Content-Length` was already announced), or ended early while it was read; or a
+        /// ``RequestBodyStream`` of announced length yielded fewer or more bytes.
         case requestBodyFileChanged
         /// Anything else; see ``TransferError/curlCode`` and ``TransferError/message``.
         case unknown

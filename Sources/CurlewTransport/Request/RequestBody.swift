@@ -10,6 +10,9 @@ public enum RequestBody: Sendable, Hashable {
     /// `multipart/form-data` body is built this way). Files are read piece by piece as curl asks for
     /// bytes, never loaded whole; the total length is known before the first byte is sent.
     case parts([Part])
+    /// Chunks produced while the body is sent, from an `AsyncSequence` (see ``RequestBodyStream``):
+    /// chunked when the length is unknown, and never sent twice.
+    case stream(RequestBodyStream)
 
     /// One piece of a ``RequestBody/parts(_:)`` body.
     public enum Part: Sendable, Hashable {
@@ -83,4 +86,7 @@ public enum ResponseDestination: Sendable, Hashable {
     /// Streamed to this file. The body is written to a temporary file beside it, which replaces the
     /// destination only when the transfer succeeds; a failed or cancelled transfer leaves no file.
     case file(URL)
+    /// Handed to a consumer as it arrives, with backpressure (see ``ResponseBodyStream``). Such a
+    /// transfer ignores ``Transfer/pause()``: a consumer pauses it by not reading.
+    case stream(ResponseBodyStream)
 }

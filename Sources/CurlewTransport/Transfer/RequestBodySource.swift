@@ -32,8 +32,10 @@ struct RequestBodySource {
     private let pieces: [Piece]
     /// Where each piece starts in the body.
     private let starts: [Int64]
-    /// The body's length in bytes.
-    let length: Int64
+    /// The producer of a streamed body (then there are no pieces).
+    let stream: RequestBodyStream?
+    /// The body's length in bytes; `nil` for a stream of unknown length (sent chunked).
+    let length: Int64?
     /// The next byte to hand out.
     private(set) var offset: Int64 = 0
     /// The piece `offset` is in.
@@ -48,6 +50,12 @@ struct RequestBodySource {
     init(_ body: RequestBody) throws(TransferError) {
         let pieces: [Piece]
         switch body {
+        case .stream(let stream):
+            self.pieces = []
+            self.starts = []
+            self.stream = stream
+            self.length = stream.length
+            return
         case .data(let data):
             pieces = [.memory(data)]
         case .file(let url):
@@ -73,16 +81,20 @@ struct RequestBodySource {
         }
         self.pieces = pieces
         self.starts = starts
+        self.stream = nil
         self.length = total
     }
 
-    /// Copies up to `buffer.count` bytes into `buffer`, across pieces; 0 at the end.
+    /// Copies up to `buffer.count` bytes into `buffer`, across pieces; 0 at the end; `nil` when a
+    /// stream has nothing yet (curl pauses until it has).
     /// - Throws: ``TransferError/Code/cannotOpenFile`` when a file cannot be opened or read;
-    ///   ``TransferError/Code/requestBodyFileChanged`` when a file changed size or ended early.
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
-        guard let base = buffer.baseAddress else { return 0 }
+    ///   ``TransferError/Code/requestBodyFileChanged`` when a file changed size or ended early, or a
+    ///   stream ended before (or went on past) its announced length; a stream's own failure.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int? {
+        if let stream = self.stream { return try self.read(from: stream, into: buffer) }
+        guard let base = buffer.baseAddress, let length = self.length else { return 0 }
         var copied = 0
-        while copied < buffer.count && self.offset < self.length {
+        while copied < buffer.count && self.offset < length {
             while self.index < self.pieces.count - 1 && self.offset >= self.starts[self.index] + self.pieces[self.index].length {
                 self.index += 1
             }
@@ -116,9 +128,33 @@ struct RequestBodySource {
         copied += count
     }
 
-    /// Moves to `offset`; `false` when it is outside the body.
+    private mutating func read(from stream: RequestBodyStream, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int? {
+        switch stream.read(into: buffer) {
+        case .copied(let count, _):
+            self.offset += Int64(count)
+            if let length = self.length, self.offset > length {
+                throw TransferError(.requestBodyFileChanged,
+                                    "The request body's sequence went on past the \(length) bytes announced.")
+            }
+            return count
+        case .pause:
+            return nil
+        case .end:
+            if let length = self.length, self.offset < length {
+                throw TransferError(.requestBodyFileChanged,
+                                    "The request body's sequence ended \(length - self.offset) bytes before the length announced.")
+            }
+            return 0
+        case .fail(let error):
+            throw error
+        }
+    }
+
+    /// Moves to `offset`; `false` when it is outside the body, or the body is a stream that has
+    /// already handed out bytes (it cannot be read again).
     mutating func seek(to offset: Int64) -> Bool {
-        guard offset >= 0 && offset <= self.length else { return false }
+        if self.stream != nil { return offset == 0 && self.offset == 0 }
+        guard let length = self.length, offset >= 0 && offset <= length else { return false }
         self.offset = offset
         // The last piece starting at or before `offset` (empty pieces are skipped by `read`).
         var low = 0

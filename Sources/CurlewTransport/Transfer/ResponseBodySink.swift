@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Where a transfer writes response body bytes: memory, or a temporary file that replaces the
-/// destination on success. Used on the engine's context only.
+/// Where a transfer writes response body bytes: memory, a temporary file that replaces the
+/// destination on success, or a consumer's stream. Used on the engine's context only.
 ///
 /// A body in memory starts as `Data`; from ``mappingThreshold`` bytes on (known from
 /// `Content-Length`, or reached while writing) it moves to pages of its own (``PageBuffer``),
@@ -19,6 +19,7 @@ struct ResponseBodySink {
         case memory(Data)
         case mapped(PageBuffer)
         case file(descriptor: Int32, temporaryPath: String, destination: URL)
+        case stream(ResponseBodyStream)
         case closed
     }
 
@@ -44,6 +45,8 @@ struct ResponseBodySink {
                 throw TransferError(.cannotWriteToFile, "Cannot create \(temporaryPath): \(Self.lastError())")
             }
             self.storage = .file(descriptor: descriptor, temporaryPath: temporaryPath, destination: url)
+        case .stream(let stream):
+            self.storage = .stream(stream)
         }
     }
 
@@ -60,10 +63,14 @@ struct ResponseBodySink {
         self.storage = .memory(data)
     }
 
-    /// Appends bytes.
+    /// Appends bytes; `false` when a stream's consumer is behind and the bytes were not taken (the
+    /// transfer pauses and offers them again).
     /// - Throws: ``TransferError/Code/cannotWriteToFile`` when the file write fails (disk full…).
-    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+    @discardableResult
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) -> Bool {
         switch self.storage {
+        case .stream(let stream):
+            guard stream.offer(bytes) else { return false }
         case .memory(var data):
             self.storage = .closed
             if data.count + bytes.count >= Self.mappingThreshold,
@@ -92,11 +99,18 @@ struct ResponseBodySink {
             throw TransferError(.cannotWriteToFile, "The response body sink is closed.")
         }
         self.count += Int64(bytes.count)
+        return true
     }
 
     /// Drops everything written so far (a resumed transfer that must restart).
+    /// - Throws: ``TransferError/Code/cannotWriteToFile`` when a file cannot be truncated, or bytes
+    ///   were already handed to a stream's consumer (they cannot be taken back).
     mutating func truncate() throws(TransferError) {
         switch self.storage {
+        case .stream:
+            guard self.count == 0 else {
+                throw TransferError(.cannotWriteToFile, "A streamed response body cannot start over: \(self.count) bytes were delivered.")
+            }
         case .memory(var data):
             self.storage = .closed
             data.removeAll(keepingCapacity: true)
@@ -120,6 +134,8 @@ struct ResponseBodySink {
         switch storage {
         case .memory(let data):
             return (data, nil)
+        case .stream:
+            return (nil, nil)
         case .mapped(let pages):
             return (pages.handOver(), nil)
         case .file(let descriptor, let temporaryPath, let destination):

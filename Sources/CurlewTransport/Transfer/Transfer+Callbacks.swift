@@ -96,6 +96,9 @@ extension Transfer {
         self.progress.expectedBytesToReceive = self.decodesBody ? nil : length
         if let length { self.sink?.reserve(length) }
         self.deliveredHead = head
+        if case .stream(let stream) = self.request.destination, let url = self.currentURL {
+            stream.receiveHead(head, url: url)
+        }
         self.delegate?.transfer(self, didReceive: head)
         return true
     }
@@ -120,6 +123,12 @@ extension Transfer {
         }
         do {
             var next = try RedirectPlanner.next(after: attempt, status: head.status.code, location: resolved)
+            if next.sendsBody, !self.canResendBody {
+                return .failure(TransferError(
+                    .requestBodyStreamExhausted,
+                    "A \(head.status.code) redirect to \(resolved) needs the request body again, but it was streamed and cannot be sent twice.",
+                    failingURL: self.currentURL))
+            }
             if let delegate = self.delegate {
                 guard let decided = delegate.transfer(self, willRedirect: head, to: next.head) else { return nil }
                 if decided != next.head {
@@ -156,7 +165,13 @@ extension Transfer {
             return 0
         }
         do {
-            try self.sink?.write(chunk)
+            guard try self.sink?.write(chunk) ?? true else {
+                // A stream's consumer is behind: curl keeps the bytes and offers them again once the
+                // stream resumes the transfer (only whole callbacks are refused: `offset` is 0 here,
+                // since a skip ends before the stream's first byte).
+                self.holdForStream(CURLPAUSE_RECV)
+                return ccurl_writefunc_pause()
+            }
         } catch {
             self.machine.failed(error)
             return 0
@@ -168,8 +183,12 @@ extension Transfer {
 
     private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard self.machine.sendsBody else { return ccurl_readfunc_abort() }
+        guard self.source != nil else { return 0 }
         do {
-            let count = try self.source?.read(into: buffer) ?? 0
+            guard let count = try self.source?.read(into: buffer) else {
+                self.holdForStream(CURLPAUSE_SEND)  // a stream has nothing yet: it resumes the transfer
+                return ccurl_readfunc_pause()
+            }
             if let sent = self.source?.offset, sent > self.progress.bytesSent {
                 self.progress.bytesSent = sent
                 self.delegate?.transfer(self, didUpdate: self.progress)

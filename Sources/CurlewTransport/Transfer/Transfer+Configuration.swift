@@ -21,11 +21,13 @@ extension Transfer {
             easy.setup = setup.isReusable ? setup : nil
         }
 
+        self.streamPauses = 0  // a handle starts with no direction held
         try easy.set(CURLOPT_URL, attempt.target.string)
         try easy.set(CURLOPT_PRIVATE, pointer: me)
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
         if let bodyLength {
+            // -1: a stream of unknown length, sent chunked (HTTP/1.1) or as DATA frames (HTTP/2).
             try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: bodyLength)
             try easy.set(CURLOPT_READDATA, pointer: me)
             try easy.setSeekCallback(Self.seekCallback, context: me)
@@ -44,7 +46,7 @@ extension Transfer {
 
     /// How many body bytes `attempt` sends, or `nil` when curl's POST machinery is not used.
     private func bodyLength(for attempt: Attempt) -> Int64? {
-        if attempt.sendsBody, let source = self.source { return source.length }
+        if attempt.sendsBody, let source = self.source { return source.length ?? -1 }
         let method = attempt.method
         // Methods that carry a body send `Content-Length: 0` without one.
         return method == .post || method == .put || method == .patch ? 0 : nil

@@ -57,6 +57,8 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// What was left of the total timeout when the transfer paused (time paused does not count).
     @exclusivity(unchecked) var timeoutLeftWhilePaused: Duration?
+    /// Which directions curl holds because a stream is behind (`CURLPAUSE_RECV`, `CURLPAUSE_SEND`).
+    @exclusivity(unchecked) var streamPauses: Int32 = 0
 
     init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
         self.request = request
@@ -87,8 +89,11 @@ public final class Transfer: @unchecked Sendable {
     }
 
     /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
-    /// connection, and the body received so far is kept. Does nothing unless running.
+    /// connection, and the body received so far is kept. Does nothing unless running, nor for a
+    /// transfer whose body is streamed either way (its consumer pauses it by not reading; a streamed
+    /// request body cannot be sent again).
     public func pause() {
+        guard !self.streams else { return }
         self.haltNowIfOnContext(cancelling: false)
         self.onContext { self.contextPause() }
     }
@@ -150,6 +155,7 @@ public final class Transfer: @unchecked Sendable {
                 self.progress.expectedBytesToSend = source.length
                 self.source = source
             }
+            try self.claimStreams()
             self.sink = try ResponseBodySink(self.request.destination)
             try self.launch()
         } catch {
@@ -346,6 +352,7 @@ public final class Transfer: @unchecked Sendable {
         self.deadline = nil
         self.releaseHandle()
         self.source?.close()
+        self.endStreams(outcome)
         self.source = nil
         self.sink?.discard()
         self.sink = nil
