@@ -14,7 +14,7 @@ struct ResponseBodySinkTests {
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunk, bytes.count)
-            try bytes[offset..<end].withUnsafeBytes { try sink.write($0) }
+            try bytes[offset..<end].withUnsafeBytes { _ = try sink.write($0) }
             offset = end
         }
     }
