@@ -4,20 +4,29 @@ import CurlewTransport
 import Foundation
 import HTTPTypes
 
-/// async/await: typed values, validation by the manager's rules, cancellation with the task.
+/// async/await: typed values, validated by the manager's rules, cancelled with the task.
 ///
-/// Every method runs a `RequestOperation` on the manager's `operationQueue`, so its width,
-/// pausing and the manager's shutdown apply. Cancelling the awaiting task cancels the operation
-/// and its transfer at once, exactly once, and the method throws the cancellation error.
+/// These methods run straight over the manager's transport — no `Operation`, no operation queue —
+/// with everything else the manager promises: its request serializer, credentials and cookies (to
+/// the base URL's origin only), security policy, retry policy and interceptor, logging and metrics;
+/// a ``StubTransport`` answers them. Cancelling the awaiting task cancels the transfer at once,
+/// exactly once, and the method throws the cancellation (`TransferError/Code/cancelled`);
+/// ``shutdown()`` cancels every one of them. The operation queue's width does not limit them: the
+/// engine's connection limits do (requests beyond `maximumConnectionsPerHost` wait in the engine).
 ///
-/// The body is decoded with the manager's `decoder` (a `JSONDecoder`), after validation with the
-/// manager's `responseSerializer`'s acceptable status codes and content types (200–299 and JSON by
-/// default). Ask for `Data` to get the raw body (status validation only), for `Empty` or an
-/// `Optional` when a 204 may answer.
+/// **Values.** The body is decoded as the type asked for with the manager's ``decoder`` (a
+/// `JSONDecoder`), after the status and content type are validated by the manager's
+/// ``responseSerializer``'s rules (200–299 and JSON by default). Two types are special: `Data` is
+/// the raw body, `String` the body as text (status validation only, any content type). `Empty` or an
+/// `Optional` accepts a 204. For XML, property lists or any other format pass a `serializer:`.
 ///
-/// **Errors**: `RequestSerializationError` (nothing was sent), `TransferError` (the transfer
-/// failed or was cancelled), `ResponseSerializationError` (the response was refused; it carries
-/// the status, head and body, and for a `Decodable` failure the coding path).
+/// **Headers** given to a call are added to (and replace the same names of) the serializer's
+/// default headers, for that request only.
+///
+/// **Errors**: every error conforms to ``CurlewError``: `RequestSerializationError` (nothing was
+/// sent), `TransferError` (the transfer failed or was cancelled), `ResponseSerializationError` (the
+/// response was refused; it carries the status, head and body, and for a `Decodable` failure the
+/// coding path).
 extension RequestOperationManager {
     // MARK: Verbs
 
@@ -25,26 +34,49 @@ extension RequestOperationManager {
     ///
     /// ```swift
     /// let user = try await api.get("users/1", as: User.self)
-    /// let page = try await api.get("users", parameters: ["page": 2], as: [User].self)
+    /// let page = try await api.get("search", parameters: ["q": query, "page": page], as: Found.self)
+    /// let fresh = try await api.get("items/1", headers: ["If-None-Match": tag], as: Item.self)
+    /// let text = try await api.get("robots.txt", as: String.self)
     /// ```
     ///
     /// - Parameters:
     ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters for the query string, or `nil`.
-    ///   - type: What to decode.
+    ///   - parameters: Parameters for the query string, or `nil`.
+    ///   - headers: Header fields for this request only.
+    ///   - type: What to decode (`Data` for the raw body, `String` for text).
     /// - Returns: The decoded value.
     /// - Throws: See the extension's discussion.
     public func get<Value: Decodable & Sendable>(
-        _ path: String, parameters: Parameters? = nil, as type: Value.Type = Value.self
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.dataTask(.get, path, parameters: parameters, as: type).value
+        try await self.value(.get, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
     /// GETs `path` with `Encodable` parameters (the query string) and decodes the response.
     public func get<Value: Decodable & Sendable>(
-        _ path: String, parameters: some Encodable & Sendable, as type: Value.Type = Value.self
+        _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.task(.get, path, parameters: parameters, as: type).value
+        try await self.value(.get, path, parameters: parameters, headers: headers, as: type)
+    }
+
+    /// GETs `path` and turns the response into a value with `serializer`: XML, a property list, or a
+    /// format of your own.
+    ///
+    /// ```swift
+    /// let feed = try await api.get("feed.xml", serializer: XMLResponseSerializer())
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: Resolved against the base URL.
+    ///   - parameters: Parameters for the query string, or `nil`.
+    ///   - headers: Header fields for this request only.
+    ///   - serializer: Validates the response and makes the value.
+    /// - Returns: The serializer's value.
+    /// - Throws: See the extension's discussion; the serializer's own errors.
+    public func get<Serializer: ResponseSerializer>(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], serializer: Serializer
+    ) async throws -> Serializer.Output {
+        try await self.send(.get, path, parameters: parameters, headers: headers, serializer: serializer)
     }
 
     /// POSTs `parameters` (the body, as the request serializer writes it) and decodes the response.
@@ -55,63 +87,66 @@ extension RequestOperationManager {
     ///
     /// - Parameters:
     ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters, or `nil`.
+    ///   - parameters: Parameters for the body, or `nil`.
+    ///   - headers: Header fields for this request only.
     ///   - type: What to decode.
     /// - Returns: The decoded value.
     /// - Throws: See the extension's discussion.
     public func post<Value: Decodable & Sendable>(
-        _ path: String, parameters: Parameters? = nil, as type: Value.Type = Value.self
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.dataTask(.post, path, parameters: parameters, as: type).value
+        try await self.value(.post, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
     /// POSTs `Encodable` parameters and decodes the response.
     public func post<Value: Decodable & Sendable>(
-        _ path: String, parameters: some Encodable & Sendable, as type: Value.Type = Value.self
+        _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.task(.post, path, parameters: parameters, as: type).value
+        try await self.value(.post, path, parameters: parameters, headers: headers, as: type)
     }
 
     /// PUTs `parameters` and decodes the response.
     ///
     /// - Parameters:
     ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters, or `nil`.
+    ///   - parameters: Parameters for the body, or `nil`.
+    ///   - headers: Header fields for this request only.
     ///   - type: What to decode.
     /// - Returns: The decoded value.
     /// - Throws: See the extension's discussion.
     public func put<Value: Decodable & Sendable>(
-        _ path: String, parameters: Parameters? = nil, as type: Value.Type = Value.self
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.dataTask(.put, path, parameters: parameters, as: type).value
+        try await self.value(.put, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
     /// PUTs `Encodable` parameters and decodes the response.
     public func put<Value: Decodable & Sendable>(
-        _ path: String, parameters: some Encodable & Sendable, as type: Value.Type = Value.self
+        _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.task(.put, path, parameters: parameters, as: type).value
+        try await self.value(.put, path, parameters: parameters, headers: headers, as: type)
     }
 
     /// PATCHes with `parameters` and decodes the response.
     ///
     /// - Parameters:
     ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters, or `nil`.
+    ///   - parameters: Parameters for the body, or `nil`.
+    ///   - headers: Header fields for this request only.
     ///   - type: What to decode.
     /// - Returns: The decoded value.
     /// - Throws: See the extension's discussion.
     public func patch<Value: Decodable & Sendable>(
-        _ path: String, parameters: Parameters? = nil, as type: Value.Type = Value.self
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.dataTask(.patch, path, parameters: parameters, as: type).value
+        try await self.value(.patch, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
     /// PATCHes with `Encodable` parameters and decodes the response.
     public func patch<Value: Decodable & Sendable>(
-        _ path: String, parameters: some Encodable & Sendable, as type: Value.Type = Value.self
+        _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.task(.patch, path, parameters: parameters, as: type).value
+        try await self.value(.patch, path, parameters: parameters, headers: headers, as: type)
     }
 
     /// DELETEs `path` and decodes the response (`Empty` for a 204).
@@ -122,24 +157,97 @@ extension RequestOperationManager {
     ///
     /// - Parameters:
     ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters for the query string, or `nil`.
+    ///   - parameters: Parameters for the query string, or `nil`.
+    ///   - headers: Header fields for this request only.
     ///   - type: What to decode.
     /// - Returns: The decoded value.
     /// - Throws: See the extension's discussion.
     public func delete<Value: Decodable & Sendable>(
-        _ path: String, parameters: Parameters? = nil, as type: Value.Type = Value.self
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.dataTask(.delete, path, parameters: parameters, as: type).value
+        try await self.value(.delete, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
     /// DELETEs with `Encodable` parameters and decodes the response.
     public func delete<Value: Decodable & Sendable>(
-        _ path: String, parameters: some Encodable & Sendable, as type: Value.Type = Value.self
+        _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
-        try await self.task(.delete, path, parameters: parameters, as: type).value
+        try await self.value(.delete, path, parameters: parameters, headers: headers, as: type)
     }
 
-    // MARK: Raw bodies and files
+    /// Sends HEAD to `path` and returns the response head, once its status is acceptable.
+    ///
+    /// ```swift
+    /// let head = try await api.head("files/report.pdf")
+    /// print(head.headerFields[.contentLength] ?? "?")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: Resolved against the base URL.
+    ///   - parameters: Parameters for the query string, or `nil`.
+    ///   - headers: Header fields for this request only.
+    /// - Returns: The response head.
+    /// - Throws: See the extension's discussion.
+    public func head(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws -> HTTPResponse {
+        try await self.response(.head, path, parameters: parameters, headers: headers, as: Data.self).response.head
+    }
+
+    /// Sends OPTIONS to `path` and returns the response head (its `Allow` field, say), once its
+    /// status is acceptable.
+    ///
+    /// - Parameters:
+    ///   - path: Resolved against the base URL (`"*"` is not supported: use a path).
+    ///   - headers: Header fields for this request only.
+    /// - Returns: The response head.
+    /// - Throws: See the extension's discussion.
+    public func options(_ path: String, headers: [String: String] = [:]) async throws -> HTTPResponse {
+        try await self.response(.options, path, headers: headers, as: Data.self).response.head
+    }
+
+    // MARK: Any method
+
+    /// Sends `method` to `path` and returns the decoded value with the response it came from:
+    /// status, headers, URL and timings.
+    ///
+    /// ```swift
+    /// let reply = try await api.response(.get, "users/1", as: User.self)
+    /// print(reply.value.name, reply.status.code, reply.headers["X-Request-Id"] ?? "-")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The method; it decides where parameters go.
+    ///   - path: Resolved against the base URL.
+    ///   - parameters: Parameters, or `nil`.
+    ///   - headers: Header fields for this request only.
+    ///   - type: What to decode (`Data` for the raw body, `String` for text).
+    /// - Returns: The value and its response.
+    /// - Throws: See the extension's discussion.
+    public func response<Value: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) async throws -> DecodedResponse<Value> {
+        let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
+        return try await self.response(for: request, as: type, run: RequestRun())
+    }
+
+    /// Sends `method` to `path` and turns the response into a value with `serializer`.
+    ///
+    /// - Parameters:
+    ///   - method: The method; it decides where parameters go.
+    ///   - path: Resolved against the base URL.
+    ///   - parameters: Parameters, or `nil`.
+    ///   - headers: Header fields for this request only.
+    ///   - serializer: Validates the response and makes the value.
+    /// - Returns: The serializer's value.
+    /// - Throws: See the extension's discussion; the serializer's own errors.
+    public func send<Serializer: ResponseSerializer>(
+        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        serializer: Serializer
+    ) async throws -> Serializer.Output {
+        let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
+        let response = try await self.perform(request)
+        return try await self.serialize(response, with: serializer, method: method)
+    }
 
     /// Sends `method` to `path` and returns the body undecoded, with the response.
     ///
@@ -154,134 +262,133 @@ extension RequestOperationManager {
     /// - Parameters:
     ///   - method: The method.
     ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters, or `nil`.
+    ///   - parameters: Parameters, or `nil`.
+    ///   - headers: Header fields for this request only.
     /// - Returns: The body and the response (head, URL, timings).
     /// - Throws: See the extension's discussion.
-    public func data(_ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil) async throws -> (Data, TransferResponse) {
-        try await self.dataTask(method, path, parameters: parameters, as: Data.self).valueAndResponse
+    public func data(
+        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]
+    ) async throws -> (Data, TransferResponse) {
+        let reply = try await self.response(method, path, parameters: parameters, headers: headers, as: Data.self)
+        return (reply.value, reply.response)
     }
 
-    /// Downloads `path` into the file at `destination`, streamed (never held in memory).
-    ///
-    /// The body goes to a temporary file beside `destination`, which replaces it only when the
-    /// transfer succeeds. A response whose status is refused fails with
-    /// `ResponseSerializationError` and leaves no file at `destination`.
+    // MARK: Requests you built
+
+    /// Sends `request` (prepared as the manager sends it) and decodes the response as `type`.
     ///
     /// ```swift
-    /// try await api.download("images/big.iso", to: fileURL, progress: { progress in
-    ///     print(progress.bytesReceived, "of", progress.expectedBytesToReceive ?? -1)
-    /// })
+    /// var request = try api.request(.get, "exports/latest")
+    /// request.options.maximumDownloadBytesPerSecond = 1 << 20
+    /// let data = try await api.value(for: request, as: Data.self)
     /// ```
-    ///
-    /// - Parameters:
-    ///   - path: Resolved against the base URL.
-    ///   - destination: A `file:` URL.
-    ///   - parameters: Literal parameters for the query string, or `nil`.
-    ///   - progress: Called with the download's progress (coalesced, on the operation's progress
-    ///     queue), or `nil`.
-    /// - Returns: The response; its `fileURL` is `destination`.
-    /// - Throws: See the extension's discussion.
-    @discardableResult
-    public func download(
-        _ path: String, to destination: URL, parameters: Parameters? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> TransferResponse {
-        var request = try self.request(.get, path, parameters: parameters)
-        request.destination = .file(destination)
-        let task: RequestTask<Data> = self.task(for: request, serializer: self.bodySerializer(), progress: progress)
-        do {
-            return try await task.valueAndResponse.1
-        } catch let error as ResponseSerializationError {
-            try? FileManager.default.removeItem(at: destination)
-            throw error
-        }
-    }
-
-    // MARK: Tasks
-
-    /// Enqueues a request and returns a handle to control and await it.
-    ///
-    /// ```swift
-    /// let task = api.dataTask(.get, "big", as: Data.self)
-    /// task.pause(); task.resume()
-    /// let data = try await task.value
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - method: The method.
-    ///   - path: Resolved against the base URL.
-    ///   - parameters: Literal parameters, or `nil`.
-    ///   - type: What to decode (`Data` for the raw body).
-    /// - Returns: The task; if the request cannot be built, its ``RequestTask/value`` throws why.
-    public func dataTask<Value: Decodable & Sendable>(
-        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, as type: Value.Type = Value.self
-    ) -> RequestTask<Value> {
-        self.task(method, path, parameters: parameters.map { $0 as any Encodable & Sendable }, as: type)
-    }
-
-    /// Enqueues `request` (prepared as the manager sends it) and returns a handle to it.
     ///
     /// - Parameters:
     ///   - request: Any request, for example one from ``request(_:_:parameters:)-(_,_,Parameters?)``
     ///     with options changed.
-    ///   - type: What to decode (`Data` for the raw body).
-    /// - Returns: The task.
-    public func task<Value: Decodable & Sendable>(for request: TransferRequest, as type: Value.Type = Value.self) -> RequestTask<Value> {
-        self.task(for: self.prepared(request), serializer: self.serializer(for: type), progress: nil)
-    }
-
-    /// Sends `request` (prepared as the manager sends it) and decodes the response as `type`.
-    ///
-    /// - Parameters:
-    ///   - request: Any request.
-    ///   - type: What to decode (`Data` for the raw body).
+    ///   - type: What to decode (`Data` for the raw body, `String` for text).
     /// - Returns: The decoded value.
     /// - Throws: See the extension's discussion.
     public func value<Value: Decodable & Sendable>(for request: TransferRequest, as type: Value.Type = Value.self) async throws -> Value {
-        try await self.task(for: request, as: type).value
+        try await self.response(for: request, as: type).value
     }
 
-    /// A task for `method` and `path` with any parameters.
-    func task<Value: Decodable & Sendable>(
-        _ method: HTTPRequest.Method, _ path: String, parameters: (any Encodable & Sendable)?, as type: Value.Type
-    ) -> RequestTask<Value> {
-        do {
-            let request = try self.request(method, path, parameters: parameters)
-            return self.task(for: request, serializer: self.serializer(for: type), progress: nil)
-        } catch {
-            return RequestTask(failure: error)
+    /// Sends `request` (prepared as the manager sends it) and returns the decoded value with its
+    /// response.
+    ///
+    /// - Parameters:
+    ///   - request: Any request.
+    ///   - type: What to decode (`Data` for the raw body, `String` for text).
+    /// - Returns: The value and its response.
+    /// - Throws: See the extension's discussion.
+    public func response<Value: Decodable & Sendable>(for request: TransferRequest, as type: Value.Type = Value.self) async throws -> DecodedResponse<Value> {
+        try await self.response(for: self.prepared(request), as: type, run: RequestRun())
+    }
+
+    // MARK: Building blocks
+
+    /// The value of one request built from `method`, `path`, `parameters` and `headers`.
+    func value<Value: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, parameters: (any Encodable & Sendable)?, headers: [String: String],
+        as type: Value.Type
+    ) async throws -> Value {
+        let request = try self.request(method, path, parameters: parameters, headers: headers)
+        let response = try await self.perform(request)
+        return try await self.decode(response, as: type, method: method)
+    }
+
+    /// Sends a prepared request with `run` and decodes its response.
+    func response<Value: Decodable & Sendable>(
+        for prepared: TransferRequest, as type: Value.Type, run: RequestRun
+    ) async throws -> DecodedResponse<Value> {
+        let response = try await self.perform(prepared, run: run)
+        let value = try await self.decode(response, as: type, method: prepared.head.method)
+        return DecodedResponse(value: value, response: response)
+    }
+
+    /// A request with `headers` added to the serializer's (replacing fields of the same names).
+    ///
+    /// - Throws: As ``request(_:_:parameters:)-8769d``; `TransferError/Code/invalidRequest` for a
+    ///   header name or value that is not valid.
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, parameters: (any Encodable & Sendable)?, headers: [String: String]
+    ) throws -> TransferRequest {
+        var request = try self.request(method, path, parameters: parameters)
+        guard !headers.isEmpty else { return request }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            try request.setHeaderField(name, value: value)
         }
+        return request
     }
 
-    /// Enqueues a prepared request with `serializer`.
-    func task<Value: Sendable>(
-        for request: TransferRequest, serializer: any ResponseSerializer, progress: (@Sendable (TransferProgress) -> Void)?
-    ) -> RequestTask<Value> {
-        let operation = self.makeOperation(request, serializer: serializer, success: nil, failure: nil)
-        operation.downloadProgressHandler = progress
-        self.operationQueue.addOperation(operation)
-        return RequestTask(operation: operation)
+    /// Literal parameters as the serializers take them.
+    static func encodable(_ parameters: Parameters?) -> (any Encodable & Sendable)? {
+        parameters.map { $0 as any Encodable & Sendable }
     }
 
-    // MARK: Serializers
-
-    /// The serializer for a typed value: the raw body for `Data`, else a `DecodableResponseSerializer`
-    /// with the manager's decoder and validation.
-    func serializer<Value: Decodable & Sendable>(for type: Value.Type) -> any ResponseSerializer {
+    /// `type` decoded from `response`: the raw body for `Data`, text for `String`, the manager's
+    /// decoder otherwise, after the manager's validation.
+    func decode<Value: Decodable & Sendable>(_ response: TransferResponse, as type: Value.Type, method: HTTPRequest.Method) async throws -> Value {
         let (validation, decoder) = self.settings.withLock { ($0.validation, $0.decoder) }
-        if Value.self == Data.self { return validation.bodySerializer }
+        if Value.self == Data.self,
+           let body = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url) as? Value {
+            return body
+        }
+        if Value.self == String.self {
+            var text = StringResponseSerializer()
+            text.acceptableStatusCodes = validation.bodySerializer.acceptableStatusCodes
+            if let string = try await self.serialize(response, with: text, method: method) as? Value { return string }
+        }
         var serializer = DecodableResponseSerializer<Value>(decoder: decoder)
         if let (statusCodes, contentTypes) = validation.rules {
             serializer.acceptableStatusCodes = statusCodes
             serializer.acceptableContentTypes = contentTypes
         }
-        return serializer
+        return try await self.serialize(response, with: serializer, method: method)
+    }
+}
+
+/// A value decoded from a response, with the response: status, headers, URL and timings.
+public struct DecodedResponse<Value: Sendable>: Sendable {
+    /// The decoded value.
+    public var value: Value
+    /// The response it was decoded from (its `body` is the raw bytes, when in memory).
+    public var response: TransferResponse
+
+    /// Creates one; the manager makes these.
+    public init(value: Value, response: TransferResponse) {
+        self.value = value
+        self.response = response
     }
 
-    /// The raw body, with the manager's status codes.
-    func bodySerializer() -> ValidatedBodySerializer {
-        self.settings.withLock { $0.validation.bodySerializer }
-    }
+    /// The response's status.
+    public var status: HTTPResponse.Status { self.response.head.status }
+    /// The response's header fields; read one by name with `headers["X-Request-Id"]`.
+    public var headers: HTTPFields { self.response.head.headerFields }
+    /// The URL the response came from (after redirects).
+    public var url: URL { self.response.url }
+    /// Protocol, redirects, retries and timings.
+    public var metrics: TransferMetrics { self.response.metrics }
 }
 
 /// What the typed async methods take from the manager's response serializer, read once when the

@@ -64,6 +64,8 @@ public final class RequestOperationManager: Sendable {
 
     /// What the manager's transfers go through: the transport, with metrics and logging around it.
     let instrumented: InstrumentedTransport
+    /// The async requests in flight, which ``shutdown()`` cancels.
+    let runs = RunRegistry()
     /// Whether ``shutdown()`` shuts ``engine`` down.
     private let ownsEngine: Bool
     let settings: Locked<Settings>
@@ -423,6 +425,7 @@ public final class RequestOperationManager: Sendable {
         self.settings.withLock { $0.isShutDown = true }
         self.operationQueue.cancelAllOperations()
         self.operationQueue.isSuspended = false  // a suspended queue would never reach the barrier
+        await self.runs.shutDown()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             self.operationQueue.addBarrierBlock { continuation.resume() }
         }

@@ -2,8 +2,8 @@ import CurlewOperations
 import CurlewTransport
 import Foundation
 
-/// A request in flight that can be both controlled and awaited: pause it, resume it, cancel it,
-/// and `await` its typed value.
+/// A request of the async dialect that can be controlled while it runs: pause it, resume it, cancel
+/// it, and `await` its value.
 ///
 /// ```swift
 /// let task = api.dataTask(.get, "exports/big.csv", as: Data.self)
@@ -12,78 +12,127 @@ import Foundation
 /// let data = try await task.value    // cancelling the awaiting task cancels the request
 /// ```
 ///
-/// The request is enqueued on the manager's operation queue when the task is made; `value` may be
-/// awaited any number of times, from any number of tasks, before or after it finishes.
+/// The request starts when the task is made, and runs like the manager's other async methods
+/// (retries, interceptor, shutdown). ``value`` may be awaited any number of times, from any number
+/// of tasks, before or after it finished; cancelling one awaiting task cancels the request.
 public final class RequestTask<Value: Sendable>: Sendable {
-    /// The operation that runs the request; `nil` when the request could not even be built (then
-    /// ``value`` throws why).
-    public let operation: RequestOperation?
-    /// Why the request could not be built.
-    private let buildError: (any Error)?
+    private let run: RequestRun
+    private let task: Task<DecodedResponse<Value>, any Error>
+    private let finished = Locked(false)
 
-    init(operation: RequestOperation) {
-        self.operation = operation
-        self.buildError = nil
+    init(run: RequestRun, operation: @escaping @Sendable (RequestRun) async throws -> DecodedResponse<Value>) {
+        self.run = run
+        let finished = self.finished
+        self.task = Task {
+            defer { finished.set(true) }
+            return try await operation(run)
+        }
     }
 
-    init(failure: any Error) {
-        self.operation = nil
-        self.buildError = failure
-    }
-
-    /// The typed response value, once the request has finished.
+    /// The value, once the request has finished.
     ///
-    /// If the awaiting task is cancelled first, the request is cancelled (its transfer too, at
-    /// once) and this throws the cancellation error.
-    ///
-    /// - Throws: `RequestSerializationError` or `TransferError/Code/badURL` when the request could
-    ///   not be built; `TransferError` when the transfer failed or was cancelled;
-    ///   `ResponseSerializationError` when the response was refused (status, content type, body).
+    /// - Throws: What the manager's async methods throw (see ``RequestOperationManager``); the
+    ///   cancellation when the request or the awaiting task was cancelled.
     public var value: Value {
         get async throws {
-            guard let operation = self.operation else {
-                throw self.buildError ?? TransferError(.unknown, "The request was never made.")
-            }
-            return try await operation.responseValue(as: Value.self)
+            try await self.response.value
         }
     }
 
-    /// The value and the response it came from (status, headers, timings in `metrics`).
+    /// The value with its response (status, headers, URL, timings), once the request has finished.
     ///
     /// - Throws: As ``value``.
-    public var valueAndResponse: (Value, TransferResponse) {
+    public var response: DecodedResponse<Value> {
         get async throws {
-            let value = try await self.value
-            guard let response = self.operation?.response else {
-                throw TransferError(.badServerResponse, "The request finished without a response.",
-                                    failingURL: self.operation?.request.url)
+            try await withTaskCancellationHandler {
+                try await self.task.value
+            } onCancel: {
+                self.run.cancel()
             }
-            return (value, response)
         }
-    }
-
-    /// The response, once the transfer has completed (any status); `nil` before.
-    public var response: TransferResponse? {
-        self.operation?.response
     }
 
     /// Pauses the transfer: its connection is released and the body so far kept.
     public func pause() {
-        self.operation?.pause()
+        self.run.pause()
     }
 
     /// Resumes a paused transfer.
     public func resume() {
-        self.operation?.resume()
+        self.run.resume()
     }
 
     /// Cancels the request; ``value`` then throws the cancellation error.
     public func cancel() {
-        self.operation?.cancel()
+        self.run.cancel()
     }
 
     /// Whether the request has finished (with a value or an error).
     public var isFinished: Bool {
-        self.operation?.isFinished ?? true
+        self.finished.value
+    }
+
+    /// Where a running request is.
+    public enum State: Sendable, Hashable {
+        /// Preparing or running an attempt.
+        case running
+        /// Paused by ``pause()``.
+        case paused
+        /// Waiting before a retry (the retry policy's backoff, or the server's `Retry-After`).
+        case waitingForRetry
+        /// Finished, with a value or an error.
+        case finished
+    }
+
+    /// Where the request is now.
+    public var state: State {
+        if self.isFinished { return .finished }
+        if self.run.isWaiting { return .waitingForRetry }
+        return self.run.isPausedNow ? .paused : .running
+    }
+
+    /// How many attempts have been sent so far (1 plus the retries).
+    public var attemptCount: Int {
+        self.run.attempts
+    }
+}
+
+extension RequestOperationManager {
+    /// Starts a request and returns a handle to control and await it.
+    ///
+    /// ```swift
+    /// let task = api.dataTask(.get, "big", as: Data.self)
+    /// task.pause(); task.resume()
+    /// let data = try await task.value
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - path: Resolved against the base URL.
+    ///   - parameters: Parameters, or `nil`.
+    ///   - headers: Header fields for this request only.
+    ///   - type: What to decode (`Data` for the raw body, `String` for text).
+    /// - Returns: The task; if the request cannot be built, its ``RequestTask/value`` throws why.
+    public func dataTask<Value: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) -> RequestTask<Value> {
+        RequestTask(run: RequestRun()) { run in
+            let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
+            return try await self.response(for: request, as: type, run: run)
+        }
+    }
+
+    /// Starts `request` (prepared as the manager sends it) and returns a handle to it.
+    ///
+    /// - Parameters:
+    ///   - request: Any request, for example one from ``request(_:_:parameters:)-(_,_,Parameters?)``
+    ///     with options changed.
+    ///   - type: What to decode (`Data` for the raw body, `String` for text).
+    /// - Returns: The task.
+    public func task<Value: Decodable & Sendable>(for request: TransferRequest, as type: Value.Type = Value.self) -> RequestTask<Value> {
+        RequestTask(run: RequestRun()) { run in
+            try await self.response(for: self.prepared(request), as: type, run: run)
+        }
     }
 }

@@ -87,6 +87,11 @@ package enum ProcessingQueues {
 
     /// Runs `work` on the lane for the next response (see ``choose(runningSince:now:)``), telling
     /// `chosen` which lane before `work` is queued there. A lane that holds a handler is never chosen.
+    /// Runs `work` on a processing queue (the async dialect's large serializations).
+    package static func run(_ work: @escaping @Sendable () -> Void) {
+        self.run({ _ in work() }, chosen: { _ in })
+    }
+
     static func run(_ work: @escaping @Sendable (Lane) -> Void, chosen: (Lane) -> Void) {
         while true {
             let lane = self.nextLane()

@@ -23,7 +23,8 @@ struct FoundationBridgeTests {
             #expect(request.options.idleTimeout == .seconds(5))
 
             let task = api.task(for: request, as: Echo.self)
-            let (echo, response) = try await task.valueAndResponse
+            let reply = try await task.response
+            let (echo, response) = (reply.value, reply.response)
             #expect(echo.method == "PUT" && echo.path == "/echo/bridge" && echo.query == "x=1")
             #expect(echo.headerValues("X-Bridged") == ["yes"])
             #expect(echo.bodyChecksum == FNV1a64.hex(TestServer.checksum(Array("from Foundation".utf8))))

@@ -41,16 +41,15 @@ struct LifecycleTests {
             api.requestSerializer.defaultHeaders[try #require(HTTPField.Name(TestServer.tagHeaderName))] = tag
             let server = try testServer()
             let task = api.dataTask(.get, route.path, as: Data.self)
-            let operation = try #require(task.operation)
             #expect(await waitUntil { server.requests(tagged: tag).first?.status == 200 })
-            #expect(operation.isExecuting)
+            #expect(task.state == .running)
             task.pause()
-            #expect(operation.isPaused)
+            #expect(task.state == .paused)
             task.resume()
-            let data = try await task.value
-            #expect(Array(data) == route.expectedBody)
+            let reply = try await task.response
+            #expect(Array(reply.value) == route.expectedBody)
             #expect(task.isFinished)
-            #expect(task.response?.head.status.code == 200)
+            #expect(reply.status.code == 200)
             let requests = server.requests(tagged: tag)
             #expect(requests.first?.outcome == .abandoned, "the pause released the connection mid-body: \(requests)")
             #expect(requests.count == 2)

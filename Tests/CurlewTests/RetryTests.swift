@@ -25,10 +25,10 @@ struct ManagerRetryTests {
 
             let asyncKey = Self.key("async", backend)
             let task = api.dataTask(.get, Route.flaky(key: asyncKey, failures: 2).path, as: EchoReply.self)
-            let (echo, response) = try await task.valueAndResponse
-            #expect(echo.method == "GET")
-            #expect(response.metrics.retryCount == 2)
-            #expect(task.operation?.attemptCount == 3)
+            let reply = try await task.response
+            #expect(reply.value.method == "GET")
+            #expect(reply.metrics.retryCount == 2)
+            #expect(task.attemptCount == 3)
             #expect(server.requests(forKey: asyncKey) == 3)
 
             let styleKey = Self.key("style", backend)
@@ -132,15 +132,14 @@ struct ManagerRetryTests {
             api.retryPolicy = .default
             let key = Self.key("wait", backend)
             let request = api.dataTask(.get, Route.flaky(key: key, failures: 1, status: 503, retryAfter: "30").path, as: Data.self)
-            let operation = try #require(request.operation)
             let waiter = Task { try await request.value }
-            #expect(await waitUntil { operation.isWaitingForRetry }, "the request never waited to retry")
+            #expect(await waitUntil { request.state == .waitingForRetry }, "the request never waited to retry")
             let cancelled = ContinuousClock.now
             waiter.cancel()
             let result = await waiter.result
             #expect(ContinuousClock.now - cancelled < .seconds(10), "the cancel waited for the backoff")
             #expect((result.failure as? TransferError)?.code == .cancelled, "\(result)")
-            #expect(operation.isFinished && operation.isCancelled && operation.attemptCount == 1)
+            #expect(await waitUntil { request.isFinished } && request.attemptCount == 1)
             #expect(await holdsThroughout(.milliseconds(200)) { server.requests(forKey: key) == 1 })
         }
     }

@@ -170,8 +170,7 @@ struct SerializationTests {
             }
             let task = api.dataTask(.get, "json", as: WrongDocument.self)
             await #expect(throws: ResponseSerializationError.self) { _ = try await task.value }
-            #expect(task.operation?.isFinished == true)
-            #expect(task.operation?.responseObject == nil)
+            #expect(task.isFinished)
         }
     }
 

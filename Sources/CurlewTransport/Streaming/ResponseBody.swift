@@ -46,6 +46,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         AsyncIterator(reader: self.reader, guardian: Guardian(stream: self.reader.stream))
     }
 
+    /// Stops reading: the rest of the body is not wanted, and the transfer is cancelled unless it
+    /// already ended.
+    public func cancel() {
+        self.reader.stream.cancel()
+    }
+
     /// Reads the rest of the body into memory.
     ///
     /// - Parameter limit: The most bytes to accept.

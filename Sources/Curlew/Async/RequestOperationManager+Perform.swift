@@ -1,0 +1,150 @@
+import CurlewOperations
+import CurlewSerialization
+import CurlewTransport
+import Foundation
+import HTTPTypes
+
+/// The async dialect's one path, straight over the transport: no `Operation`, no queue, no
+/// notification, no hop it does not need.
+///
+/// Each attempt is adapted by the manager's interceptor, runs as one transfer of the manager's
+/// (instrumented) transport, and is judged by the interceptor and the retry policy; the value is then
+/// serialized in the awaiting task — on a processing queue when the body is large, so that a long
+/// decode does not hold one of the cooperative pool's few threads. Nothing of it runs on the network
+/// context.
+extension RequestOperationManager {
+    /// Bodies at least this large are serialized on a processing queue rather than in the task.
+    static let largeBody = 1 << 20
+
+    /// Sends a prepared request and returns the last attempt's response (any status).
+    ///
+    /// - Parameters:
+    ///   - request: The request as the manager sends it (``prepared(_:)``).
+    ///   - run: What cancels, pauses and resumes it (a ``RequestTask`` keeps it).
+    /// - Throws: `TransferError` (cancelled, or the transfer failed); the interceptor's error.
+    func perform(_ request: TransferRequest, run: RequestRun = RequestRun()) async throws -> TransferResponse {
+        guard self.runs.insert(run) else {
+            throw TransferError(.cancelled, "The manager has shut down.", failingURL: request.url)
+        }
+        defer { self.runs.remove(run) }
+        let (policy, interceptor) = self.settings.withLock { ($0.retryPolicy, $0.interceptor) }
+        var attempt = 1
+        while true {
+            var attemptRequest = request
+            if let interceptor {
+                attemptRequest = try await interceptor.adapt(request, attempt: attempt)
+            }
+            let outcome = await run.transfer(attemptRequest, on: self.instrumented)
+            if run.isCancelled { throw Self.cancellation(outcome, url: request.url) }
+            guard let delay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
+                                                        policy: policy, interceptor: interceptor) else {
+                var response = try outcome.get()
+                response.metrics.retryCount = attempt - 1
+                return response
+            }
+            guard await run.wait(delay) else {
+                throw TransferError.cancelled(url: request.url)
+            }
+            attempt += 1
+        }
+    }
+
+    /// Sends a prepared request whose response body is streamed, and returns once an attempt's head
+    /// was not retried: the interceptor and the retry policy judge each head (a retried attempt's
+    /// transfer is cancelled). The run stays with the manager until the returned body's transfer
+    /// ended, so that ``shutdown()`` cancels it.
+    func performStreaming(_ request: TransferRequest, bufferSize: Int, run: RequestRun) async throws -> StreamedResponse {
+        guard self.runs.insert(run) else {
+            throw TransferError(.cancelled, "The manager has shut down.", failingURL: request.url)
+        }
+        var handedOver = false
+        defer { if !handedOver { self.runs.remove(run) } }
+        let (policy, interceptor) = self.settings.withLock { ($0.retryPolicy, $0.interceptor) }
+        var attempt = 1
+        while true {
+            var attemptRequest = request
+            if let interceptor {
+                attemptRequest = try await interceptor.adapt(request, attempt: attempt)
+            }
+            let stream = ResponseBodyStream(bufferSize: bufferSize)
+            attemptRequest.destination = .stream(stream)
+            let ended = StreamEnd(progress: run.progress)
+            let head = await run.stream(attemptRequest, into: stream, on: self.instrumented, ended: ended)
+            if run.isCancelled {
+                stream.cancel()
+                throw TransferError.cancelled(url: request.url)
+            }
+            var metrics = TransferMetrics()
+            metrics.retryCount = attempt - 1
+            let outcome = head.map { TransferResponse(head: $0.0, body: nil, fileURL: nil, url: $0.1, metrics: metrics) }
+            let delay: Duration
+            do {
+                guard let retryDelay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
+                                                                 policy: policy, interceptor: interceptor) else {
+                    let (head, url) = try head.get()
+                    handedOver = true
+                    ended.whenEnded { [runs = self.runs] in runs.remove(run) }
+                    return StreamedResponse(head: head, url: url, body: stream.body)
+                }
+                delay = retryDelay
+            } catch {
+                stream.cancel()
+                throw error
+            }
+            stream.cancel()
+            guard await run.wait(delay) else {
+                throw TransferError.cancelled(url: request.url)
+            }
+            attempt += 1
+        }
+    }
+
+    /// How long to wait before sending the request again after attempt `attempt` ended with
+    /// `outcome` — the interceptor decides first, then the retry policy — or `nil` to keep the outcome.
+    ///
+    /// - Throws: `TransferError/Code/requestBodyStreamExhausted` when a retry is due but the request's
+    ///   streamed body was already read: it cannot be sent again.
+    private static func retryDelay(
+        after outcome: Result<TransferResponse, TransferError>, of request: TransferRequest, attempt: Int,
+        policy: RetryPolicy, interceptor: (any RequestInterceptor)?
+    ) async throws -> Duration? {
+        var decision = RetryDecision.doNotRetry
+        if let interceptor {
+            decision = await interceptor.retry(request, after: outcome, attempt: attempt)
+        }
+        if decision == .doNotRetry, attempt < policy.maximumAttempts {
+            decision = policy.decide(after: outcome.map(\.head), method: request.head.method, attempt: attempt)
+        }
+        guard case .retry(let delay) = decision else { return nil }
+        if case .stream(let body) = request.body, body.hasStarted {
+            throw TransferError(.requestBodyStreamExhausted,
+                                "The request would be sent again (attempt \(attempt + 1)), but its body was streamed and cannot be sent twice.",
+                                failingURL: request.url)
+        }
+        return delay
+    }
+
+    /// The cancellation a cancelled run ends with: the transfer's own when it has one.
+    private static func cancellation(_ outcome: Result<TransferResponse, TransferError>, url: URL?) -> TransferError {
+        if case .failure(let error) = outcome, error.code == .cancelled { return error }
+        return TransferError.cancelled(url: url)
+    }
+
+    /// `serializer`'s value for `response`, made in the calling task, or on a processing queue
+    /// when the body is large.
+    func serialize<Serializer: ResponseSerializer>(
+        _ response: TransferResponse, with serializer: Serializer, method: HTTPRequest.Method
+    ) async throws -> Serializer.Output {
+        guard let body = response.body, body.count >= Self.largeBody else {
+            return try serializer.serialize(response: response.head, body: response.body, url: response.url,
+                                            requestMethod: method)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            ProcessingQueues.run {
+                continuation.resume(with: Result {
+                    try serializer.serialize(response: response.head, body: body, url: response.url, requestMethod: method)
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import CurlewOperations
+import CurlewTransport
+import Foundation
+
+/// One request of the manager's async dialect while it runs: the observer of its current attempt's
+/// transfer, and what cancels, pauses and resumes it wherever it waits — a transfer, or the wait
+/// before a retry. The manager keeps it while it runs, so that ``RequestOperationManager/shutdown()``
+/// reaches it.
+///
+/// Cancelling is sticky and idempotent: a run cancelled while it prepares an attempt (its
+/// interceptor adapting the request) does not start the transfer; one cancelled during a transfer
+/// cancels it, and the transfer's one completion (a cancellation) ends the run; one cancelled during
+/// a wait ends the wait at once.
+///
+/// Safety: `@unchecked Sendable` because `stage`, `isCancelled` and `isPaused` are read and written
+/// only with `lock` held; `progress` is immutable.
+final class RequestRun: TransferObserver, @unchecked Sendable {
+    private enum Stage {
+        /// Between attempts, or preparing one.
+        case idle
+        /// A transfer runs; its completion resumes the continuation.
+        case transferring(any TransferControl, CheckedContinuation<Result<TransferResponse, TransferError>, Never>)
+        /// A transfer streams its response body to a reader, who sees its end.
+        case streaming(any TransferControl)
+        /// Waiting before a retry; resumed with `false` when cancelled.
+        case waiting(CheckedContinuation<Bool, Never>)
+    }
+
+    private let lock = NSLock()
+    private var stage = Stage.idle
+    private var isCancelledStorage = false
+    private var isPaused = false
+    private var attemptsStarted = 0
+    /// Told of the transfers' progress (on the transport's context: keep it short).
+    let progress: (@Sendable (TransferProgress) -> Void)?
+
+    init(progress: (@Sendable (TransferProgress) -> Void)? = nil) {
+        self.progress = progress
+    }
+
+    /// Whether the run was cancelled.
+    var isCancelled: Bool {
+        self.lock.withLock { self.isCancelledStorage }
+    }
+
+    /// How many attempts have started a transfer.
+    var attempts: Int {
+        self.lock.withLock { self.attemptsStarted }
+    }
+
+    /// Whether the run waits before a retry.
+    var isWaiting: Bool {
+        self.lock.withLock {
+            if case .waiting = self.stage { return true }
+            return false
+        }
+    }
+
+    /// Whether the run was paused (and not resumed since).
+    var isPausedNow: Bool {
+        self.lock.withLock { self.isPaused }
+    }
+
+    /// Runs `request` as one transfer of `transport` and returns its outcome; cancelling the calling
+    /// task (or the run) cancels the transfer, whose outcome is then a cancellation.
+    func transfer(_ request: TransferRequest, on transport: any TransferRunning) async -> Result<TransferResponse, TransferError> {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransferResponse, TransferError>, Never>) in
+                let transfer = transport.makeTransfer(request, observer: self)
+                let (starts, paused) = self.lock.withLock { () -> (Bool, Bool) in
+                    guard !self.isCancelledStorage else { return (false, false) }
+                    self.stage = .transferring(transfer, continuation)
+                    self.attemptsStarted += 1
+                    return (true, self.isPaused)
+                }
+                guard starts else {
+                    continuation.resume(returning: .failure(TransferError.cancelled(url: request.url)))
+                    return
+                }
+                transfer.start()
+                if paused { transfer.pause() }
+                // A cancel that came between the stage change and `start()` reached a transfer that
+                // had not started, which a transport may ignore: say it again.
+                if self.isCancelled { transfer.cancel() }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    /// Starts `request`, whose destination is `stream`, as one transfer of `transport`, and returns
+    /// once the response head arrived; the body is the stream's reader's. `ended` is told when the
+    /// transfer ends (set it with ``StreamEnd/whenEnded(_:)``). Cancelling the calling task before
+    /// the head, or the run at any time, cancels the transfer.
+    func stream(
+        _ request: TransferRequest, into stream: ResponseBodyStream, on transport: any TransferRunning, ended: StreamEnd
+    ) async -> Result<(HTTPResponse, URL), TransferError> {
+        let transfer = transport.makeTransfer(request, observer: ended)
+        let starts = self.lock.withLock { () -> Bool in
+            guard !self.isCancelledStorage else { return false }
+            self.stage = .streaming(transfer)
+            self.attemptsStarted += 1
+            return true
+        }
+        guard starts else { return .failure(TransferError.cancelled(url: request.url)) }
+        transfer.start()
+        if self.isCancelled { transfer.cancel() }
+        do {
+            return .success(try await stream.head())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Waits `delay` before a retry; `false` when the run was cancelled first (or meanwhile).
+    func wait(_ delay: Duration) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let waits = self.lock.withLock { () -> Bool in
+                    guard !self.isCancelledStorage else { return false }
+                    self.stage = .waiting(continuation)
+                    return true
+                }
+                guard waits else {
+                    continuation.resume(returning: false)
+                    return
+                }
+                Self.timers.asyncAfter(deadline: .now() + Self.interval(delay)) { [weak self] in
+                    self?.endWait(cancelled: false)
+                }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    /// Ends the run's current stage as cancelled; later stages do not start.
+    func cancel() {
+        let stage = self.lock.withLock { () -> Stage in
+            self.isCancelledStorage = true
+            return self.stage
+        }
+        switch stage {
+        case .idle: break
+        case .transferring(let transfer, _), .streaming(let transfer): transfer.cancel()
+        case .waiting: self.endWait(cancelled: true)
+        }
+    }
+
+    /// Pauses the running transfer (and the next attempt's, if it starts paused).
+    func pause() {
+        let transfer = self.lock.withLock { () -> (any TransferControl)? in
+            self.isPaused = true
+            if case .transferring(let transfer, _) = self.stage { return transfer }
+            return nil
+        }
+        transfer?.pause()  // a streaming transfer is paused by its reader
+    }
+
+    /// Resumes a paused transfer.
+    func resume() {
+        let transfer = self.lock.withLock { () -> (any TransferControl)? in
+            self.isPaused = false
+            if case .transferring(let transfer, _) = self.stage { return transfer }
+            return nil
+        }
+        transfer?.resume()
+    }
+
+    private func endWait(cancelled: Bool) {
+        let continuation = self.lock.withLock { () -> CheckedContinuation<Bool, Never>? in
+            guard case .waiting(let continuation) = self.stage else { return nil }
+            self.stage = .idle
+            return continuation
+        }
+        continuation?.resume(returning: !cancelled)
+    }
+
+    // MARK: TransferObserver
+
+    func transferDidUpdate(_ progress: TransferProgress) {
+        self.progress?(progress)
+    }
+
+    func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
+        let continuation = self.lock.withLock { () -> CheckedContinuation<Result<TransferResponse, TransferError>, Never>? in
+            guard case .transferring(_, let continuation) = self.stage else { return nil }
+            self.stage = .idle
+            return continuation
+        }
+        continuation?.resume(returning: result)
+    }
+
+    // MARK: Timers
+
+    /// Where the waits before retries are timed.
+    private static let timers = DispatchQueue(label: "curlew.manager.retry-timers")
+
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .never }
+        return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
+    }
+}
+
+/// Hears the end of one streaming attempt's transfer, and tells whoever asked (the manager, to let the
+/// run go once the body ended).
+///
+/// Safety: `@unchecked Sendable` because `hasEnded` and `action` are read and written only with
+/// `lock` held; `progress` is immutable.
+final class StreamEnd: TransferObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var hasEnded = false
+    private var action: (@Sendable () -> Void)?
+    private let progress: (@Sendable (TransferProgress) -> Void)?
+
+    init(progress: (@Sendable (TransferProgress) -> Void)?) {
+        self.progress = progress
+    }
+
+    /// Runs `action` when the transfer ends (at once if it has).
+    func whenEnded(_ action: @escaping @Sendable () -> Void) {
+        let ended = self.lock.withLock { () -> Bool in
+            if !self.hasEnded { self.action = action }
+            return self.hasEnded
+        }
+        if ended { action() }
+    }
+
+    func transferDidUpdate(_ progress: TransferProgress) {
+        self.progress?(progress)
+    }
+
+    func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
+        let action = self.lock.withLock { () -> (@Sendable () -> Void)? in
+            self.hasEnded = true
+            defer { self.action = nil }
+            return self.action
+        }
+        action?()
+    }
+}
