@@ -4,10 +4,10 @@ import Curlew
 import Foundation
 
 /// `curlew-dispatch-manager`, `curlew-dispatch-epoll-manager`, `curlew-runloop-epoll-manager`: what an application written with
-/// async/await calls — `RequestOperationManager.task(for:as:)` awaited for `Data` and its response —
-/// on the same engine configuration as the other Curlew clients. Every request is still a
-/// `RequestOperation` on the manager's queue; the manager adds preparing the request (its default
-/// headers), its serializer, the metrics and the task that awaits the result.
+/// async/await calls — `RequestOperationManager.response(for:as:)` awaited for `Data` and its response —
+/// on the same engine configuration as the other Curlew clients. The async dialect runs straight over
+/// the engine; the manager adds preparing the request (its default headers), its retry and
+/// interceptor checks, status validation, the metrics and the task that awaits the result.
 ///
 /// C unstructured tasks each keep one request in flight: a task awaits a result, reports it, and
 /// goes on with the ticket it is given back, as a loop of `try await` calls does.
@@ -17,7 +17,7 @@ final class ManagerClient: LoadClient {
     private let protocolCheck: ProtocolCheck
 
     var note: String? {
-        self.protocolCheck.note(adding: "RequestOperationManager: try await task(for:as: Data.self).valueAndResponse, one Task per request in flight")
+        self.protocolCheck.note(adding: "RequestOperationManager: try await response(for:as: Data.self), one Task per request in flight")
     }
 
     init(options: BenchOptions, backend: CurlewBackend) throws(ClientSetupError) {
@@ -29,7 +29,6 @@ final class ManagerClient: LoadClient {
         self.request = try BenchRequest.make(options)
         let engine = TransferEngine(scheduler: backend.makeScheduler(), configuration: BenchRequest.engineConfiguration(options))
         self.manager = RequestOperationManager(engine: engine)
-        self.manager.operationQueue.maxConcurrentOperationCount = options.concurrency
         // The manager's security policy decides TLS trust for every request it sends.
         if let caFile = options.caFile {
             var policy = SecurityPolicy()
@@ -45,9 +44,9 @@ final class ManagerClient: LoadClient {
             while let current = next {
                 let outcome: RequestOutcome
                 do {
-                    let (data, response) = try await self.manager.task(for: self.request, as: Data.self).valueAndResponse
-                    self.protocolCheck.record(isHTTP2: response.metrics.httpVersion == .http2)
-                    outcome = .response(status: response.head.status.code, bytes: data.count)
+                    let reply = try await self.manager.response(for: self.request, as: Data.self)
+                    self.protocolCheck.record(isHTTP2: reply.metrics.httpVersion == .http2)
+                    outcome = .response(status: reply.status.code, bytes: reply.value.count)
                 } catch {
                     outcome = .failure(String(describing: error))
                 }
