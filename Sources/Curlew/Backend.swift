@@ -55,13 +55,15 @@ public struct Backend: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `dispatch`, `dispatch-epoll`, `runloop-epoll` or `runloop-cfsocket`.
+    /// The backend as it is written in Swift: `dispatch` (the default, an epoll source),
+    /// `dispatch(sockets: .sourcePerSocket)`, `runLoop` (an epoll run-loop source) or
+    /// `runLoop(sockets: .cfSocket)`.
     public var description: String {
         switch self.kind {
-        case .dispatch(.sourcePerSocket): return "dispatch"
-        case .dispatch(.epollSource): return "dispatch-epoll"
-        case .runLoop(.epollSource): return "runloop-epoll"
-        case .runLoop(.cfSocket): return "runloop-cfsocket"
+        case .dispatch(.epollSource): return "dispatch"
+        case .dispatch(.sourcePerSocket): return "dispatch(sockets: .sourcePerSocket)"
+        case .runLoop(.epollSource): return "runLoop"
+        case .runLoop(.cfSocket): return "runLoop(sockets: .cfSocket)"
         }
     }
 }

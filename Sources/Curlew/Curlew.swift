@@ -4,8 +4,8 @@
 @_exported import CurlewRunLoop
 @_exported import CurlewSerialization
 @_exported import CurlewTransport
+@_exported import Foundation
 @_exported import HTTPTypes
-import Foundation
 #if canImport(FoundationNetworking)
 @_exported import FoundationNetworking
 #endif

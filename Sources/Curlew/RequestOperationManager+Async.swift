@@ -52,6 +52,14 @@ extension RequestOperationManager {
         try await self.value(.get, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
+    /// GETs with parameters of mixed types, `["q": query, "page": page]`, and decodes the response.
+    public func get<Value: Decodable & Sendable>(
+        _ path: String, parameters: [String: any ParameterConvertible], headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) async throws -> Value {
+        try await self.value(.get, path, parameters: ParameterValue(parameters), headers: headers, as: type)
+    }
+
     /// GETs `path` with `Encodable` parameters (the query string) and decodes the response.
     public func get<Value: Decodable & Sendable>(
         _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
@@ -74,7 +82,7 @@ extension RequestOperationManager {
     /// - Returns: The serializer's value.
     /// - Throws: See the extension's discussion; the serializer's own errors.
     public func get<Serializer: ResponseSerializer>(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], serializer: Serializer
+        _ path: String, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:], serializer: Serializer
     ) async throws -> Serializer.Output {
         try await self.send(.get, path, parameters: parameters, headers: headers, serializer: serializer)
     }
@@ -96,6 +104,14 @@ extension RequestOperationManager {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
         try await self.value(.post, path, parameters: Self.encodable(parameters), headers: headers, as: type)
+    }
+
+    /// POSTs with parameters of mixed types, `["q": query, "page": page]`, and decodes the response.
+    public func post<Value: Decodable & Sendable>(
+        _ path: String, parameters: [String: any ParameterConvertible], headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) async throws -> Value {
+        try await self.value(.post, path, parameters: ParameterValue(parameters), headers: headers, as: type)
     }
 
     /// POSTs `Encodable` parameters and decodes the response.
@@ -120,6 +136,14 @@ extension RequestOperationManager {
         try await self.value(.put, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
+    /// PUTs with parameters of mixed types, `["q": query, "page": page]`, and decodes the response.
+    public func put<Value: Decodable & Sendable>(
+        _ path: String, parameters: [String: any ParameterConvertible], headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) async throws -> Value {
+        try await self.value(.put, path, parameters: ParameterValue(parameters), headers: headers, as: type)
+    }
+
     /// PUTs `Encodable` parameters and decodes the response.
     public func put<Value: Decodable & Sendable>(
         _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
@@ -140,6 +164,14 @@ extension RequestOperationManager {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> Value {
         try await self.value(.patch, path, parameters: Self.encodable(parameters), headers: headers, as: type)
+    }
+
+    /// PATCHes with parameters of mixed types, `["q": query, "page": page]`, and decodes the response.
+    public func patch<Value: Decodable & Sendable>(
+        _ path: String, parameters: [String: any ParameterConvertible], headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) async throws -> Value {
+        try await self.value(.patch, path, parameters: ParameterValue(parameters), headers: headers, as: type)
     }
 
     /// PATCHes with `Encodable` parameters and decodes the response.
@@ -168,6 +200,14 @@ extension RequestOperationManager {
         try await self.value(.delete, path, parameters: Self.encodable(parameters), headers: headers, as: type)
     }
 
+    /// DELETEs with parameters of mixed types, `["q": query, "page": page]`, and decodes the response.
+    public func delete<Value: Decodable & Sendable>(
+        _ path: String, parameters: [String: any ParameterConvertible], headers: [String: String] = [:],
+        as type: Value.Type = Value.self
+    ) async throws -> Value {
+        try await self.value(.delete, path, parameters: ParameterValue(parameters), headers: headers, as: type)
+    }
+
     /// DELETEs with `Encodable` parameters and decodes the response.
     public func delete<Value: Decodable & Sendable>(
         _ path: String, parameters: some Encodable & Sendable, headers: [String: String] = [:], as type: Value.Type = Value.self
@@ -188,7 +228,7 @@ extension RequestOperationManager {
     ///   - headers: Header fields for this request only.
     /// - Returns: The response head.
     /// - Throws: See the extension's discussion.
-    public func head(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws -> HTTPResponse {
+    public func head(_ path: String, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:]) async throws -> HTTPResponse {
         try await self.response(.head, path, parameters: parameters, headers: headers, as: Data.self).response.head
     }
 
@@ -223,8 +263,8 @@ extension RequestOperationManager {
     /// - Returns: The value and its response.
     /// - Throws: See the extension's discussion.
     public func response<Value: Decodable & Sendable>(
-        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        as type: Value.Type = Value.self
+        _ method: HTTPRequest.Method, _ path: String, parameters: [String: any ParameterConvertible]? = nil,
+        headers: [String: String] = [:], as type: Value.Type = Value.self
     ) async throws -> DecodedResponse<Value> {
         let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
         return try await self.response(for: request, as: type, run: RequestRun())
@@ -241,8 +281,8 @@ extension RequestOperationManager {
     /// - Returns: The serializer's value.
     /// - Throws: See the extension's discussion; the serializer's own errors.
     public func send<Serializer: ResponseSerializer>(
-        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        serializer: Serializer
+        _ method: HTTPRequest.Method, _ path: String, parameters: [String: any ParameterConvertible]? = nil,
+        headers: [String: String] = [:], serializer: Serializer
     ) async throws -> Serializer.Output {
         let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
         let response = try await self.perform(request)
@@ -267,7 +307,8 @@ extension RequestOperationManager {
     /// - Returns: The body and the response (head, URL, timings).
     /// - Throws: See the extension's discussion.
     public func data(
-        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]
+        _ method: HTTPRequest.Method, _ path: String, parameters: [String: any ParameterConvertible]? = nil,
+        headers: [String: String] = [:]
     ) async throws -> (Data, TransferResponse) {
         let reply = try await self.response(method, path, parameters: parameters, headers: headers, as: Data.self)
         return (reply.value, reply.response)
@@ -341,9 +382,9 @@ extension RequestOperationManager {
         return request
     }
 
-    /// Literal parameters as the serializers take them.
-    static func encodable(_ parameters: Parameters?) -> (any Encodable & Sendable)? {
-        parameters.map { $0 as any Encodable & Sendable }
+    /// Parameters as the serializers take them.
+    static func encodable(_ parameters: [String: any ParameterConvertible]?) -> (any Encodable & Sendable)? {
+        parameters.map(ParameterValue.init)
     }
 
     /// `type` decoded from `response`: the raw body for `Data`, text for `String`, the manager's

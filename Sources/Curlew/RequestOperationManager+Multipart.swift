@@ -60,8 +60,8 @@ extension RequestOperationManager {
     public func POST(
         _ path: String, parameters: Parameters? = nil,
         constructingBody: (inout MultipartFormData) throws -> Void,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         let request: TransferRequest
         do {

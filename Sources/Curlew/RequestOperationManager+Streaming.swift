@@ -33,7 +33,7 @@ extension RequestOperationManager {
     /// - Throws: See ``RequestOperationManager``'s async methods.
     @discardableResult
     public func download(
-        _ path: String, to destination: URL, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ path: String, to destination: URL, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:],
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> TransferResponse {
         var request = try self.request(.get, path, parameters: Self.encodable(parameters), headers: headers)
@@ -80,7 +80,7 @@ extension RequestOperationManager {
     /// - Returns: The head, the URL and the body.
     /// - Throws: See ``RequestOperationManager``'s async methods.
     public func stream(
-        _ method: HTTPRequest.Method = .get, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ method: HTTPRequest.Method = .get, _ path: String, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:],
         body: RequestBody? = nil, bufferSize: Int = ResponseBodyStream.defaultBufferSize
     ) async throws -> StreamedResponse {
         var request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)

@@ -13,8 +13,16 @@ import HTTPTypes
 /// no URL), nothing is enqueued, the method returns `nil`, and `failure` runs with no operation,
 /// asynchronously, as in AFNetworking.
 ///
-/// Parameters are a literal (`["page": 2]`) or any `Encodable & Sendable` value.
+/// Parameters are a literal (`["page": 2]`), a dictionary mixing variables (`["q": query, "page": page]`)
+/// or any `Encodable & Sendable` value.
 extension RequestOperationManager {
+    /// What every AFNetworking-style method calls when the request succeeded: the operation and its
+    /// response object (what the serializer made of the response).
+    public typealias SuccessHandler = @Sendable (RequestOperation, (any Sendable)?) -> Void
+    /// What every AFNetworking-style method calls when the request failed: the operation (`nil` when
+    /// the request could not even be built, so nothing was sent) and the error.
+    public typealias FailureHandler = @Sendable (RequestOperation?, any Error) -> Void
+
     /// Enqueues a GET; parameters go into the query string.
     ///
     /// ```swift
@@ -32,41 +40,58 @@ extension RequestOperationManager {
     @discardableResult
     public func GET(
         _ path: String, parameters: Parameters? = nil,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.get, path, parameters: parameters, success: success, failure: failure)
     }
 
-    /// Enqueues a GET with `Encodable` parameters (see ``GET(_:parameters:success:failure:)-(_,Parameters?,_,_)``).
+    /// Enqueues a GET with parameters of mixed types, `["q": query, "page": page]`.
+    @discardableResult
+    public func GET(
+        _ path: String, parameters: [String: any ParameterConvertible],
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
+    ) -> RequestOperation? {
+        self.send(.get, path, parameters: ParameterValue(parameters), success: success, failure: failure)
+    }
+
+    /// Enqueues a GET with `Encodable` parameters.
     @discardableResult
     public func GET(
         _ path: String, parameters: some Encodable & Sendable,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.get, path, parameters: parameters, success: success, failure: failure)
     }
 
-    /// Enqueues a HEAD; `success` receives only the operation (its `response` has the head).
+    /// Enqueues a HEAD; the operation's `response` has the head (the response object is what the
+    /// serializer made of an empty body, usually `nil`).
     ///
     /// - Parameters:
     ///   - path: Resolved against the base URL.
     ///   - parameters: Literal parameters (query string), or `nil`.
-    ///   - success: Receives the operation.
+    ///   - success: Receives the operation and its response object.
     ///   - failure: Receives the operation (`nil` when nothing was sent) and the error.
     /// - Returns: The enqueued operation, or `nil` when the request could not be built.
     @discardableResult
     public func HEAD(
         _ path: String, parameters: Parameters? = nil,
-        success: (@Sendable (RequestOperation) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
-        var adapted: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?
-        if let success {
-            adapted = { operation, _ in success(operation) }
-        }
-        return self.send(.head, path, parameters: parameters, success: adapted, failure: failure)
+        self.send(.head, path, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a HEAD with parameters of mixed types, `["q": query]`.
+    @discardableResult
+    public func HEAD(
+        _ path: String, parameters: [String: any ParameterConvertible],
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
+    ) -> RequestOperation? {
+        self.send(.head, path, parameters: ParameterValue(parameters), success: success, failure: failure)
     }
 
     /// Enqueues a POST; parameters become the body as the request serializer writes it.
@@ -80,18 +105,28 @@ extension RequestOperationManager {
     @discardableResult
     public func POST(
         _ path: String, parameters: Parameters? = nil,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.post, path, parameters: parameters, success: success, failure: failure)
     }
 
-    /// Enqueues a POST with `Encodable` parameters (see ``POST(_:parameters:success:failure:)-(_,Parameters?,_,_)``).
+    /// Enqueues a POST with parameters of mixed types, `["q": query, "page": page]`.
+    @discardableResult
+    public func POST(
+        _ path: String, parameters: [String: any ParameterConvertible],
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
+    ) -> RequestOperation? {
+        self.send(.post, path, parameters: ParameterValue(parameters), success: success, failure: failure)
+    }
+
+    /// Enqueues a POST with `Encodable` parameters.
     @discardableResult
     public func POST(
         _ path: String, parameters: some Encodable & Sendable,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.post, path, parameters: parameters, success: success, failure: failure)
     }
@@ -107,18 +142,28 @@ extension RequestOperationManager {
     @discardableResult
     public func PUT(
         _ path: String, parameters: Parameters? = nil,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.put, path, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a PUT with parameters of mixed types, `["q": query, "page": page]`.
+    @discardableResult
+    public func PUT(
+        _ path: String, parameters: [String: any ParameterConvertible],
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
+    ) -> RequestOperation? {
+        self.send(.put, path, parameters: ParameterValue(parameters), success: success, failure: failure)
     }
 
     /// Enqueues a PUT with `Encodable` parameters.
     @discardableResult
     public func PUT(
         _ path: String, parameters: some Encodable & Sendable,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.put, path, parameters: parameters, success: success, failure: failure)
     }
@@ -134,18 +179,28 @@ extension RequestOperationManager {
     @discardableResult
     public func PATCH(
         _ path: String, parameters: Parameters? = nil,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.patch, path, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a PATCH with parameters of mixed types, `["q": query, "page": page]`.
+    @discardableResult
+    public func PATCH(
+        _ path: String, parameters: [String: any ParameterConvertible],
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
+    ) -> RequestOperation? {
+        self.send(.patch, path, parameters: ParameterValue(parameters), success: success, failure: failure)
     }
 
     /// Enqueues a PATCH with `Encodable` parameters.
     @discardableResult
     public func PATCH(
         _ path: String, parameters: some Encodable & Sendable,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.patch, path, parameters: parameters, success: success, failure: failure)
     }
@@ -161,18 +216,28 @@ extension RequestOperationManager {
     @discardableResult
     public func DELETE(
         _ path: String, parameters: Parameters? = nil,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.delete, path, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a DELETE with parameters of mixed types, `["q": query, "page": page]`.
+    @discardableResult
+    public func DELETE(
+        _ path: String, parameters: [String: any ParameterConvertible],
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
+    ) -> RequestOperation? {
+        self.send(.delete, path, parameters: ParameterValue(parameters), success: success, failure: failure)
     }
 
     /// Enqueues a DELETE with `Encodable` parameters.
     @discardableResult
     public func DELETE(
         _ path: String, parameters: some Encodable & Sendable,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)? = nil,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)? = nil
+        success: SuccessHandler? = nil,
+        failure: FailureHandler? = nil
     ) -> RequestOperation? {
         self.send(.delete, path, parameters: parameters, success: success, failure: failure)
     }
@@ -180,8 +245,8 @@ extension RequestOperationManager {
     /// Builds, makes and enqueues; on a build failure reports to `failure` and returns `nil`.
     func send(
         _ method: HTTPRequest.Method, _ path: String, parameters: (any Encodable & Sendable)?,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)?
+        success: SuccessHandler?,
+        failure: FailureHandler?
     ) -> RequestOperation? {
         let request: TransferRequest
         do {
@@ -196,14 +261,10 @@ extension RequestOperationManager {
     /// Makes an operation for a prepared request and enqueues it.
     func enqueue(
         _ request: TransferRequest, serializer: (any ResponseSerializer)?,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
-        failure: (@Sendable (RequestOperation?, any Error) -> Void)?
+        success: SuccessHandler?,
+        failure: FailureHandler?
     ) -> RequestOperation {
-        var adapted: (@Sendable (RequestOperation, any Error) -> Void)?
-        if let failure {
-            adapted = { operation, error in failure(operation, error) }
-        }
-        let operation = self.makeOperation(request, serializer: serializer, success: success, failure: adapted)
+        let operation = self.makeOperation(request, serializer: serializer, success: success, failure: failure)
         self.operationQueue.addOperation(operation)
         return operation
     }

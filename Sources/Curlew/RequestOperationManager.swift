@@ -378,8 +378,8 @@ public final class RequestOperationManager: Sendable {
     /// - Returns: The operation.
     public func operation(
         with request: TransferRequest,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
-        failure: (@Sendable (RequestOperation, any Error) -> Void)?
+        success: SuccessHandler?,
+        failure: FailureHandler?
     ) -> RequestOperation {
         self.makeOperation(self.prepared(request), serializer: nil, success: success, failure: failure)
     }
@@ -388,8 +388,8 @@ public final class RequestOperationManager: Sendable {
     func makeOperation(
         _ request: TransferRequest,
         serializer: (any ResponseSerializer)?,
-        success: (@Sendable (RequestOperation, (any Sendable)?) -> Void)?,
-        failure: (@Sendable (RequestOperation, any Error) -> Void)?
+        success: SuccessHandler?,
+        failure: FailureHandler?
     ) -> RequestOperation {
         let settings = self.settings.value
         let operation = RequestOperation(request: request, transport: self.instrumented)
@@ -398,14 +398,18 @@ public final class RequestOperationManager: Sendable {
         operation.interceptor = settings.interceptor
         if let queue = settings.completionQueue { operation.completionQueue = queue }
         if let group = settings.completionGroup { operation.completionGroup = group }
-        operation.setCompletionHandlers(success: success, failure: failure)
+        var operationFailure: (@Sendable (RequestOperation, any Error) -> Void)?
+        if let failure {
+            operationFailure = { operation, error in failure(operation, error) }
+        }
+        operation.setCompletionHandlers(success: success, failure: operationFailure)
         if settings.isShutDown { operation.cancel() }
         return operation
     }
 
     /// Runs `failure` with `error` as an operation's handler would run, for a request that could
     /// not be made (AFNetworking calls `failure(nil, error)` asynchronously then).
-    func reportUnsentFailure(_ error: any Error, to failure: (@Sendable (RequestOperation?, any Error) -> Void)?) {
+    func reportUnsentFailure(_ error: any Error, to failure: FailureHandler?) {
         guard let failure else { return }
         let (queue, group) = self.settings.withLock { ($0.completionQueue, $0.completionGroup) }
         let target = queue ?? RequestOperation.defaultCallbackQueues.completion

@@ -114,7 +114,7 @@ extension RequestOperationManager {
     ///   - type: What to decode (`Data` for the raw body, `String` for text).
     /// - Returns: The task; if the request cannot be built, its ``RequestTask/value`` throws why.
     public func dataTask<Value: Decodable & Sendable>(
-        _ method: HTTPRequest.Method, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ method: HTTPRequest.Method, _ path: String, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:],
         as type: Value.Type = Value.self
     ) -> RequestTask<Value> {
         RequestTask(run: RequestRun()) { run in

@@ -181,7 +181,7 @@ extension RequestOperationManager {
     ///   - parameters: Parameters for the query string, or `nil`.
     ///   - headers: Header fields for every connection.
     /// - Returns: The events.
-    public func events(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) -> ServerSentEvents {
+    public func events(_ path: String, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:]) -> ServerSentEvents {
         ServerSentEvents { lastEventID in
             var request = try self.request(.get, path, parameters: Self.encodable(parameters), headers: headers)
             let named = Set(headers.keys.map { $0.lowercased() })

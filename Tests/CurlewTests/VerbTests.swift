@@ -42,7 +42,7 @@ struct VerbTests {
         let parameters: Parameters = ["q": "swift", "page": 2]
         return [
             ("GET", { api.GET("echo/get", parameters: parameters, success: $0.success, failure: $0.failure) }),
-            ("HEAD", { probe in api.HEAD("echo/head", success: { operation in probe.success(operation, nil) }, failure: probe.failure) }),
+            ("HEAD", { api.HEAD("echo/head", success: $0.success, failure: $0.failure) }),
             ("POST", { api.POST("echo/post", parameters: parameters, success: $0.success, failure: $0.failure) }),
             ("PUT", { api.PUT("echo/put", parameters: parameters, success: $0.success, failure: $0.failure) }),
             ("PATCH", { api.PATCH("echo/patch", parameters: parameters, success: $0.success, failure: $0.failure) }),
