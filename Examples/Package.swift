@@ -34,6 +34,14 @@ let package = Package(
             ]
         )
     } + [
+        // Every Swift block of the README and the DocC articles, compiled (Scripts/snippets.py generates
+        // them into Sources/snippets/Generated): documentation that drifts from the API fails the build.
+        // Its warnings (values a fragment never uses) say nothing about the library and are not shown.
+        .target(
+            name: "snippets",
+            dependencies: [.product(name: "Curlew", package: "Curlew")],
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+        ),
         // Runs every example as a process of its own and checks what it printed.
         .testTarget(name: "ExampleTests", dependencies: examples.map { .target(name: $0) }),
     ]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Examples package (a package of its own, so `swift test` on the library never builds it) and
+# Builds the Examples package (a package of its own, so `swift test` on the library never builds it) —
+# with every Swift block of the README and the DocC articles compiled as its `snippets` target — and
 # runs its test target, which runs every example in a process of its own and checks what it printed:
 # each example starts the embedded test server on 127.0.0.1, so nothing leaves the machine.
 #   Scripts/examples.sh                                   # build, then test every example
@@ -14,5 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/ensure-dependencies.sh
 scratch="${CURLEW_EXAMPLES_SCRATCH:-.build}"
+# The README's and the DocC articles' Swift blocks, as the `snippets` target: they must compile.
+python3 Scripts/snippets.py
 swift build --package-path Examples --scratch-path "$scratch" --build-tests
 swift test --package-path Examples --scratch-path "$scratch" --skip-build "$@"
