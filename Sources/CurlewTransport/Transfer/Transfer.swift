@@ -57,6 +57,8 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// What was left of the total timeout when the transfer paused (time paused does not count).
     @exclusivity(unchecked) var timeoutLeftWhilePaused: Duration?
+    /// Time waited for connection slots and spent in redirects, for the metrics.
+    @exclusivity(unchecked) var timeline = TransferTimeline()
 
     init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
         self.request = request
@@ -217,6 +219,7 @@ public final class Transfer: @unchecked Sendable {
             let multiplexes = HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme)
             guard self.driver.requestSlot(for: self, on: host, multiplexes: multiplexes) else {
                 self.slot = .waiting(host)
+                self.timeline.beganWaitingForSlot()
                 return
             }
             self.slot = .holding(host)
@@ -235,6 +238,7 @@ public final class Transfer: @unchecked Sendable {
     func slotGranted() {
         guard case .waiting(let host) = self.slot else { return }
         self.slot = .holding(host)
+        self.timeline.gotSlot()
     }
 
     /// Starts the current attempt in the slot ``slotGranted()`` gave, unless the transfer has let
@@ -272,6 +276,7 @@ public final class Transfer: @unchecked Sendable {
 
     /// Replaces the finished attempt with `next` on a handle from the pool, in the same slot.
     func relaunch(_ next: Attempt) {
+        self.noteRedirect(to: next)
         self.releaseHandle(keepingSlot: true)
         self.attempt = next
         do {
