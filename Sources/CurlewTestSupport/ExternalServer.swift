@@ -25,7 +25,9 @@ import Glibc
 /// ```
 ///
 /// Every server runs under coreutils' `timeout`, so one whose test process died without stopping
-/// it ends by itself after ``lifetime``.
+/// it ends by itself after ``lifetime``. Servers are stopped with `SIGKILL`, sent to the process
+/// group `timeout` makes: a program started from the test process inherits the signal mask of the
+/// thread that started it, and Swift's threads block `SIGTERM` (nginx started so never quit on it).
 ///
 /// Safety: `@unchecked Sendable` because the process and the directory are only touched by
 /// ``stop()``, which holds `lock`; everything else is immutable.
@@ -134,7 +136,7 @@ public final class ExternalServer: @unchecked Sendable {
             }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.locate("timeout") ?? "/usr/bin/timeout")
-            process.arguments = ["--signal=TERM", String(Self.lifetime.components.seconds), path] + arguments.map(expand)
+            process.arguments = ["--signal=KILL", String(Self.lifetime.components.seconds), path] + arguments.map(expand)
             process.currentDirectoryURL = directory
             let log = directory.appendingPathComponent(output)
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -244,15 +246,15 @@ public final class ExternalServer: @unchecked Sendable {
         self.file(name)
     }
 
-    /// Kills the server (SIGTERM to `timeout`, which passes it on), waits for it, and removes its
-    /// directory. Idempotent.
+    /// Kills the server (`SIGKILL` to the process group of `timeout` and the program), waits for it,
+    /// and removes its directory. Idempotent.
     public func stop() {
         self.lock.lock()
         defer { self.lock.unlock() }
         guard !self.isStopped else { return }
         self.isStopped = true
         if self.process.isRunning {
-            self.process.terminate()
+            kill(-self.process.processIdentifier, SIGKILL)
             self.process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: self.directory)
