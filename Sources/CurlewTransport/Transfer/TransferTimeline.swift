@@ -41,7 +41,7 @@ extension Transfer {
     /// transfer noted of its waits and redirects.
     ///
     /// About ten `curl_easy_getinfo` calls; IPv4 addresses fit a Swift string's inline storage, so
-    /// they allocate nothing (`Docs/Transport.md` has the instruction counts).
+    /// they allocate nothing (see `Docs/Transport.md`, "Cost").
     func addConnectionMetrics(of easy: EasyHandle, to metrics: inout TransferMetrics) {
         metrics.preTransfer = .microseconds(easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) ?? 0)
         metrics.redirectTime = self.timeline.redirects
