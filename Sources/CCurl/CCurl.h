@@ -71,6 +71,13 @@ static inline curl_socket_t ccurl_socket_bad(void) { return CURL_SOCKET_BAD; }
 static inline long ccurl_auth_basic(void) { return (long)CURLAUTH_BASIC; }
 static inline long ccurl_auth_digest(void) { return (long)CURLAUTH_DIGEST; }
 
+/* CURLHSTS_ENABLE is a macro of a cast Swift does not import. */
+static inline long ccurl_hsts_enable(void) { return CURLHSTS_ENABLE; }
+
+/* CURLINFO_CONN_ID (curl 8.2: CURLINFO_OFF_T + 64), which older headers lack; older libraries answer
+   CURLE_UNKNOWN_OPTION, so ask only when the runtime library is 8.2 or later. */
+static inline CURLINFO ccurl_info_conn_id(void) { return (CURLINFO)(CURLINFO_OFF_T + 64); }
+
 /* The runtime libcurl's version numbers (not the headers'). */
 static inline unsigned int ccurl_runtime_version_num(void) { return curl_version_info(CURLVERSION_NOW)->version_num; }
 static inline int ccurl_runtime_features(void) { return curl_version_info(CURLVERSION_NOW)->features; }

@@ -5,7 +5,7 @@ import HTTPTypes
 
 extension TransferRequest {
     /// A `curl` command line that sends this request, with secrets redacted: the values of
-    /// `Authorization`, `Proxy-Authorization` and `Cookie`, passwords.
+    /// `Authorization`, `Proxy-Authorization` and `Cookie`, passwords (the proxy's too).
     ///
     /// ```swift
     /// print(try api.request(.post, "users", parameters: ["name": "Ada"]).curlDescription)
@@ -25,7 +25,9 @@ extension TransferRequest {
 
     /// A `curl` command line that sends this request: method, URL, header fields, body, TLS
     /// (`--cacert`, `--pinnedpubkey`, `--cert`/`--key`, `--insecure`), credentials, timeouts,
-    /// redirects, proxy, HTTP version and decompression. Run by a POSIX shell, it sends what
+    /// redirects, proxy (with its credentials, bypass list and TLS options), Unix socket, connect-to
+    /// rules and DNS overrides (both `--connect-to`), IP version, HSTS and Alt-Svc files, HTTP
+    /// version and decompression. Run by a POSIX shell, it sends what
     /// Curlew sends (the same libcurl sets the same defaults).
     ///
     /// A body from memory that is UTF-8 text is written inline (`--data-raw`); a file body is
@@ -118,8 +120,15 @@ extension TransferRequest {
         switch options.proxy {
         case .environment: break
         case .none: arguments.append("--noproxy '*'")
-        case .url(let proxy): arguments.append("--proxy " + Self.quoted(proxy))
+        case .url(let proxy): Self.describe(ProxyServer(parsing: proxy), secret: secret, into: &arguments, notes: &notes)
+        case .server(let server):
+            var parsed = ProxyServer(parsing: server.url)
+            parsed.credentials = server.credentials ?? parsed.credentials
+            parsed.bypass = server.bypass
+            parsed.tls = server.tls
+            Self.describe(parsed, secret: secret, into: &arguments, notes: &notes)
         }
+        Self.describeRoute(options, into: &arguments)
 
         let tls = options.tls
         switch tls.verification {
@@ -153,6 +162,59 @@ extension TransferRequest {
 
         let command = (["curl " + (arguments.first ?? "")] + arguments.dropFirst()).joined(separator: " \\\n  ")
         return ([command] + notes).joined(separator: "\n")
+    }
+
+    /// curl's arguments for `proxy`, whose URL holds no credentials: its password is a secret.
+    private static func describe(_ proxy: ProxyServer, secret: (String) -> String,
+                                 into arguments: inout [String], notes: inout [String]) {
+        arguments.append("--proxy " + Self.quoted(proxy.url))
+        if let credentials = proxy.credentials {
+            arguments.append("--proxy-user " + Self.quoted("\(credentials.user):\(secret(credentials.password))"))
+            switch credentials.schemes {
+            case .basic: arguments.append("--proxy-basic")
+            case .digest: arguments.append("--proxy-digest")
+            default: arguments.append("--proxy-anyauth")
+            }
+        }
+        if !proxy.bypass.isEmpty { arguments.append("--noproxy " + Self.quoted(proxy.bypass.joined(separator: ","))) }
+        switch proxy.tls.verification {
+        case .full: break
+        case .noHostnameVerification: notes.append("# the proxy's host name is not verified (curl's command line has no such flag)")
+        case .none: arguments.append("--proxy-insecure")
+        }
+        if let roots = proxy.tls.trustedRootsFile { arguments.append("--proxy-cacert " + Self.quoted(roots)) }
+    }
+
+    /// curl's arguments for where the connections go: a Unix socket, connect-to rules and address
+    /// overrides, the IP version, the happy-eyeballs delay, HSTS and Alt-Svc files.
+    private static func describeRoute(_ options: TransferOptions, into arguments: inout [String]) {
+        switch options.unixSocket {
+        case .path(let path)?: arguments.append("--unix-socket " + Self.quoted(path))
+        case .abstract(let name)?: arguments.append("--abstract-unix-socket " + Self.quoted(name))
+        case nil: break
+        }
+        func host(_ name: String?) -> String {
+            guard let name else { return "" }
+            return name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name
+        }
+        for rule in options.connectTo {
+            let line = "\(host(rule.host)):\(rule.port.map(String.init) ?? ""):\(host(rule.connectHost)):\(rule.connectPort.map(String.init) ?? "")"
+            arguments.append("--connect-to " + Self.quoted(line))
+        }
+        for (name, address) in options.dnsOverride.sorted(by: { $0.key < $1.key }) {
+            arguments.append("--connect-to " + Self.quoted("\(name)::\(host(address)):"))
+        }
+        switch options.ipVersion {
+        case .any: break
+        case .ipv4Only: arguments.append("--ipv4")
+        case .ipv6Only: arguments.append("--ipv6")
+        }
+        if let delay = options.happyEyeballsDelay {
+            let (seconds, attoseconds) = delay.components
+            arguments.append("--happy-eyeballs-timeout-ms \(seconds * 1000 + attoseconds / 1_000_000_000_000_000)")
+        }
+        if let file = options.hstsFile { arguments.append("--hsts " + Self.quoted(file)) }
+        if let file = options.altSvcFile { arguments.append("--alt-svc " + Self.quoted(file)) }
     }
 
     /// `text` as one POSIX shell word: in single quotes, each `'` written `'\''`.

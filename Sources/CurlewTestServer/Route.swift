@@ -25,6 +25,7 @@
 /// | `.flaky(key:failures:status:retryAfter:)` | `/flaky/key?failures=n&status=s&retry-after=v` |
 /// | `.bearer(token:)` | `/bearer?token=t` |
 /// | `.setCookie(name:value:)` | `/cookies/set?name=…&value=…` |
+/// | `.responseHeader(name:value:)` | `/response-header?name=…&value=…` |
 /// | `.basicAuth(user:password:)` | `/basic-auth/user/password` |
 /// | `.digestAuth(user:password:)` | `/digest-auth/user/password` |
 ///
@@ -126,6 +127,10 @@ public enum Route: Sendable, Hashable {
     /// The name must be an HTTP token and the value printable ASCII without `;`, `,`, `"`, a backslash or
     /// spaces; anything else is a 400.
     case setCookie(name: String, value: String)
+    /// What ``echo`` answers, with one more response header field: `name: value` (for example
+    /// `Strict-Transport-Security` or `Alt-Svc`). The name must be an HTTP token and the value
+    /// printable ASCII or spaces; anything else is a 400.
+    case responseHeader(name: String, value: String)
     /// With `Authorization: Basic` for exactly `user:password`, 200 and
     /// `{"authenticated":true,"user":"…"}`; otherwise 401 with `WWW-Authenticate: Basic realm="curlew"`.
     case basicAuth(user: String, password: String)
@@ -193,6 +198,8 @@ public enum Route: Sendable, Hashable {
             return "/bearer?token=\(PercentEncoding.encode(token))"
         case .setCookie(let name, let value):
             return "/cookies/set?name=\(PercentEncoding.encode(name))&value=\(PercentEncoding.encode(value))"
+        case .responseHeader(let name, let value):
+            return "/response-header?name=\(PercentEncoding.encode(name))&value=\(PercentEncoding.encode(value))"
         case .basicAuth(let user, let password):
             return "/basic-auth/\(PercentEncoding.encode(user))/\(PercentEncoding.encode(password))"
         case .digestAuth(let user, let password):

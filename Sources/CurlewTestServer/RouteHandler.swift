@@ -250,6 +250,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.serveEcho(target: target, request: request, context: context)
         case .setCookie(let name, let value):
             self.serveEcho(target: target, request: request, context: context, extraHeaders: [("set-cookie", "\(name)=\(value); Path=/")])
+        case .responseHeader(let name, let value):
+            self.serveEcho(target: target, request: request, context: context, extraHeaders: [(name.lowercased(), value)])
         case .basicAuth(let user, let password):
             let authorization = request.head.headers.first(name: "authorization")
             self.serveAuthentication(

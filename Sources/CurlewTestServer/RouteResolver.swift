@@ -96,6 +96,11 @@ enum ResolvedRoute: Hashable {
                   isCookieName(name), isCookieValue(value)
             else { return .badRequest("usage: /cookies/set?name=<token>&value=<cookie-octets>") }
             return .route(.setCookie(name: name, value: value))
+        case "response-header" where segments.count == 1:
+            guard let name = target.queryValue("name"), let value = target.queryValue("value"), isCookieName(name),
+                  value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+            else { return .badRequest("usage: /response-header?name=<token>&value=<printable ASCII>") }
+            return .route(.responseHeader(name: name, value: value))
         case "basic-auth" where segments.count == 3, "digest-auth" where segments.count == 3:
             let user = PercentEncoding.decode(segments[1])
             let password = PercentEncoding.decode(segments[2])

@@ -7,7 +7,8 @@ internal import CCurl
 /// transfer's ``HandleSetup`` is the same, and is reset (`curl_easy_reset`) otherwise.
 /// An easy handle is used on its engine's context only.
 final class EasyHandle {
-    let raw: UnsafeMutableRawPointer
+    /// The curl handle; replaced by ``reset()`` for a handle that ``keepsCacheFiles``.
+    private(set) var raw: UnsafeMutableRawPointer
     /// The setup whose options the handle holds, when it may be kept; `nil` for a fresh or reset
     /// handle, and while a transfer whose setup is not reusable has it.
     var setup: HandleSetup?
@@ -17,6 +18,11 @@ final class EasyHandle {
     /// Whether curl finished the handle's last transfer without an error (its connection is then
     /// probably kept for reuse in that multi handle).
     var finishedCleanly = false
+    /// Whether curl keeps HSTS or Alt-Svc caches in the handle (``ConnectionRoute``): they survive
+    /// `curl_easy_reset`, so ``reset()`` replaces the handle, and curl writes their files then.
+    var keepsCacheFiles = false
+    /// Lists curl reads without copying them (`CURLOPT_CONNECT_TO`), kept while the options hold.
+    private var keptLists: [CurlHeaderList] = []
     /// curl writes a human-readable message for the last error here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -29,6 +35,7 @@ final class EasyHandle {
     }
 
     deinit {
+        self.leaveCacheFilesUnlessLearnt()
         curl_easy_cleanup(self.raw)
         self.errorBuffer.deallocate()
     }
@@ -43,12 +50,45 @@ final class EasyHandle {
     /// frees when a transfer starts) is emptied: libcurl 7.88's reset loses a list that no transfer
     /// consumed — a handle configured for a cookie jar whose transfer never started — and
     /// LeakSanitizer found those entries. With the share still attached, this keeps its cookies.
+    ///
+    /// A handle that ``keepsCacheFiles`` is cleaned up and replaced by a new one instead: curl keeps
+    /// HSTS and Alt-Svc caches through a reset (the next transfer would be upgraded or sent to an
+    /// alternative service it never asked for), and writes their files only when a handle is
+    /// cleaned up. Unless a response head arrived (nothing could have been learnt), the files are
+    /// left as they were: the HSTS file is read only when a transfer starts, so a handle whose
+    /// transfer never started would write an empty cache over it.
     func reset() {
+        if self.keepsCacheFiles {
+            self.leaveCacheFilesUnlessLearnt()
+            if let fresh = curl_easy_init() {
+                curl_easy_cleanup(self.raw)
+                self.raw = fresh
+                self.keepsCacheFiles = false
+                self.keptLists.removeAll()
+                self.setup = nil
+                self.prepareForUse()
+                return
+            }
+        }
         _ = ccurl_easy_setopt_string(self.raw, CURLOPT_COOKIEFILE, nil)
         _ = ccurl_easy_setopt_ptr(self.raw, CURLOPT_SHARE, nil)
         curl_easy_reset(self.raw)
+        self.keptLists.removeAll()
         self.setup = nil
         self.prepareForUse()
+    }
+
+    /// Keeps curl from writing the HSTS and Alt-Svc files when the handle is cleaned up, unless a
+    /// response head arrived since the handle was set up (see ``reset()``).
+    private func leaveCacheFilesUnlessLearnt() {
+        guard self.keepsCacheFiles, self.info(long: CURLINFO_HEADER_SIZE) ?? 0 == 0 else { return }
+        _ = ccurl_easy_setopt_long(self.raw, CURLOPT_HSTS_CTRL, 0)
+        _ = ccurl_easy_setopt_long(self.raw, CURLOPT_ALTSVC_CTRL, Int(CURLALTSVC_READONLYFILE))
+    }
+
+    /// Keeps `list` alive until the handle is reset: curl reads it without copying it.
+    func keep(_ list: CurlHeaderList) {
+        self.keptLists.append(list)
     }
 
     /// Clears the last error message, for a handle used again without a reset.

@@ -20,6 +20,25 @@ public enum LibCurl {
         return ccurl_runtime_features() & Int32(CURL_VERSION_HTTP2) != 0
     }
 
+    /// Whether this libcurl was built with HTTP/3 support (QUIC). Debian 12's is not: without it, an
+    /// `Alt-Svc` announcement of `h3` is ignored (see ``TransferOptions/altSvcFile``).
+    public static var supportsHTTP3: Bool {
+        ensureInitialized()
+        return ccurl_runtime_features() & Int32(CURL_VERSION_HTTP3) != 0
+    }
+
+    /// Whether this libcurl numbers its connections (`CURLINFO_CONN_ID`, curl 8.2 and later), for
+    /// ``TransferMetrics/connectionID``.
+    public static var reportsConnectionIDs: Bool { versionNumber >= 0x08_02_00 }
+
+    /// The protocols an `Alt-Svc` announcement may switch to (`CURLOPT_ALTSVC_CTRL`): HTTP/1.1 and
+    /// HTTP/2, and HTTP/3 when this libcurl has it.
+    static let altSvcVersions: Int = {
+        var versions = Int(CURLALTSVC_H1) | Int(CURLALTSVC_H2)
+        if supportsHTTP3 { versions |= Int(CURLALTSVC_H3) }
+        return versions
+    }()
+
     /// The `Accept-Encoding` value this libcurl sends for `CURLOPT_ACCEPT_ENCODING ""`: every
     /// encoding it decodes, in its order (`deflate, gzip`, then `br` and `zstd` when built with
     /// them). `nil` without zlib, where curl's list is not derived here.

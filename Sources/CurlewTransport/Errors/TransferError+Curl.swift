@@ -62,6 +62,7 @@ extension TransferError {
         case CURLE_URL_MALFORMAT: return .badURL
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .cannotFindHost
         case CURLE_COULDNT_CONNECT: return errno == ETIMEDOUT ? .timedOut : .cannotConnectToHost
+        case CURLE_PROXY: return .cannotConnectToHost  // a SOCKS proxy refused (credentials, target)
         case CURLE_OPERATION_TIMEDOUT: return .timedOut
         case CURLE_PEER_FAILED_VERIFICATION: return .serverCertificateUntrusted
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,

@@ -29,6 +29,41 @@ public struct TransferOptions: Sendable, Hashable {
     public var tls: TLSOptions = TLSOptions()
     /// Which proxy to use.
     public var proxy: ProxyConfiguration = .environment
+    /// Send the requests to this Unix domain socket instead of connecting to the URL's host over
+    /// TCP; the URL still names the request (`Host`, path). A proxy is not used then. `nil` (the
+    /// default): TCP. See ``UnixSocketAddress``.
+    public var unixSocket: UnixSocketAddress?
+    /// Fixed addresses for host names, instead of asking DNS (AsyncHTTPClient's `dnsOverride`):
+    /// `["api.example.com": "127.0.0.1"]` connects to 127.0.0.1 for any port of that host, while
+    /// `Host`, TLS's SNI and the certificate check keep the name. Keys are host names, values IPv4
+    /// or IPv6 addresses. Only this transfer's connections use them: another transfer of the same
+    /// engine without the override neither resolves the name this way nor reuses such a
+    /// connection (see ``ConnectTo``, which they are made of). Empty by default.
+    public var dnsOverride: [String: String] = [:]
+    /// Rules that send connections for a host and port elsewhere while the request keeps its URL
+    /// (`CURLOPT_CONNECT_TO`); checked before ``dnsOverride``, the first match applies. Empty by
+    /// default.
+    public var connectTo: [ConnectTo] = []
+    /// Which IP versions the transfer may connect over (`CURLOPT_IPRESOLVE`); both by default.
+    public var ipVersion: IPVersionPreference = .any
+    /// How long a connection attempt over IPv6 runs alone before one over IPv4 starts beside it,
+    /// for a host that has both ("happy eyeballs", RFC 8305; `CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS`).
+    /// `nil` (the default): curl's 200 ms.
+    public var happyEyeballsDelay: Duration?
+    /// A file where hosts that require HTTPS are remembered (HSTS, RFC 6797; curl's format):
+    /// after a host sent `Strict-Transport-Security` over HTTPS, an `http://` URL to it goes out as
+    /// `https://` (the response's ``TransferResponse/url`` says so). Host names only: IP addresses
+    /// are never upgraded. The file is read when each transfer starts and written when it ends,
+    /// so any number of engines and processes can share it; two transfers that end at the same
+    /// time may lose what one of them learnt (the last writer wins; the file stays whole). A
+    /// transfer that uses it gets a fresh curl handle afterwards. `nil` (the default): no HSTS.
+    public var hstsFile: String?
+    /// A file where alternative services are remembered (`Alt-Svc`, RFC 7838; curl's format): an
+    /// `https://` request to a host that announced one goes to it, in the HTTP version it named
+    /// (HTTP/1.1 or HTTP/2; HTTP/3 only with a libcurl that has it, see ``LibCurl/supportsHTTP3``).
+    /// Not used for hosts that a ``ConnectTo`` rule or ``dnsOverride`` already sends elsewhere.
+    /// Read and written as ``hstsFile`` is. `nil` (the default): announcements are ignored.
+    public var altSvcFile: String?
     /// Fail with ``TransferError/Code/responseTooLarge`` when the body is longer, whatever its
     /// destination (memory or a file). `nil` (the default): no limit beyond
     /// ``maximumInMemoryBodySize`` for bodies collected in memory.
@@ -138,6 +173,9 @@ public enum ProxyConfiguration: Sendable, Hashable {
     case environment
     /// Connect directly, whatever the environment says.
     case none
-    /// Use this proxy URL, e.g. `"http://proxy.example:3128"`.
+    /// Use this proxy URL, e.g. `"http://proxy.example:3128"` (any scheme ``ProxyServer`` takes;
+    /// credentials in it are treated as ``ProxyServer/credentials`` are).
     case url(String)
+    /// Use this proxy, with credentials, a bypass list and TLS options (see ``ProxyServer``).
+    case server(ProxyServer)
 }

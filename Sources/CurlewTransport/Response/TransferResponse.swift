@@ -49,8 +49,44 @@ public struct TransferMetrics: Sendable, Hashable {
     public var tlsHandshake: Duration = .zero
     /// … until the first response byte arrived.
     public var firstByte: Duration = .zero
+    /// … until the request was about to be sent: name lookup, connect, proxy and TLS handshakes done.
+    public var preTransfer: Duration = .zero
     /// … until the transfer finished.
     public var total: Duration = .zero
+    /// Time spent in the redirects before the final attempt: the sum of their attempts' total times
+    /// (the timings above are the final attempt's). Zero without redirects.
+    public var redirectTime: Duration = .zero
+    /// How long the transfer waited in the engine for a connection slot to its host (behind
+    /// ``TransferEngine/Configuration/maximumConnectionsPerHost``), over all its attempts; not part
+    /// of the timings above, which start when curl gets the attempt.
+    public var connectionSlotWait: Duration = .zero
+
+    /// Bytes of the final attempt's request head (request line and header fields) as sent.
+    public var requestHeaderBytes: Int64 = 0
+    /// Bytes of the final attempt's request body as sent.
+    public var requestBodyBytes: Int64 = 0
+    /// Bytes of the final attempt's response heads as received, interim and challenge responses
+    /// included.
+    public var responseHeaderBytes: Int64 = 0
+    /// Bytes of the final response's body as received, before decompression (after it, the body's
+    /// own length).
+    public var responseBodyBytes: Int64 = 0
+
+    /// Whether the final attempt ran on a connection an earlier transfer had opened.
+    public var isConnectionReused: Bool { self.connectionsOpened == 0 }
+    /// curl's number for the final attempt's connection, the same for every transfer that used it;
+    /// `nil` with libcurl before 8.2, which does not report it (``LibCurl/reportsConnectionIDs``).
+    public var connectionID: Int64?
+
+    /// The IP address the final attempt was connected to (the proxy's, through a proxy); `nil` over
+    /// a Unix socket.
+    public var remoteAddress: String?
+    /// The port the final attempt was connected to; `nil` over a Unix socket.
+    public var remotePort: Int?
+    /// The local IP address of the final attempt's connection; `nil` over a Unix socket.
+    public var localAddress: String?
+    /// The local port of the final attempt's connection; `nil` over a Unix socket.
+    public var localPort: Int?
 
     /// Creates empty metrics.
     public init() {}

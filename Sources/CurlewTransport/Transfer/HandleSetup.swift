@@ -10,8 +10,9 @@ internal import CCurl
 /// is reset and the whole setup applied. ``apply(to:socketContext:)`` is static in what it reads:
 /// it sees only this value, so an option cannot depend on something the comparison misses.
 ///
-/// Setups that carry secrets or shared state (credentials, a client identity, a cookie jar, a
-/// wire tracer) are never kept: their handle is reset when it returns to the pool.
+/// Setups that carry secrets or shared state (credentials, proxy credentials, a client identity, a
+/// cookie jar, a wire tracer, HSTS and Alt-Svc files) are never kept: their handle is reset (or
+/// replaced, see ``EasyHandle/reset()``) when it returns to the pool.
 struct HandleSetup: Equatable {
     /// How the method and body are expressed to curl.
     enum Method: Equatable {
@@ -33,7 +34,8 @@ struct HandleSetup: Equatable {
     var waitsForMultiplexing: Bool
     var verification: TLSOptions.Verification
     var trustedRootsFile: String?
-    var proxy: ProxyConfiguration
+    /// Proxy (without credentials), Unix socket, connect-to rules, IP version, HSTS and Alt-Svc.
+    var route: ConnectionRoute
     /// `CURLOPT_ACCEPT_ENCODING` with every encoding curl decodes.
     var acceptsEncodings: Bool
     var pinnedPublicKeys: String?
@@ -57,14 +59,14 @@ struct HandleSetup: Equatable {
         self.waitsForMultiplexing = Self.mayMultiplex(options, scheme: attempt.target.scheme)
         self.verification = options.tls.verification
         self.trustedRootsFile = options.tls.trustedRootsFile
-        self.proxy = options.proxy
+        self.route = ConnectionRoute(options: options)
         self.acceptsEncodings = options.automaticDecompression && !attempt.headerFields.contains(.acceptEncoding)
         self.pinnedPublicKeys = options.tls.pinnedPublicKeys.isEmpty
             ? nil : options.tls.pinnedPublicKeys.map(\.description).joined(separator: ";")
         self.maximumUploadBytesPerSecond = options.maximumUploadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         self.maximumDownloadBytesPerSecond = options.maximumDownloadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         self.isReusable = options.credentials == nil && options.cookieJar == nil && options.wireTracer == nil
-            && options.tls.clientCertificate == nil
+            && options.tls.clientCertificate == nil && self.route.isReusable
     }
 
     /// Whether a transfer may share a connection with others as an HTTP/2 stream, so waiting for a
@@ -131,11 +133,7 @@ struct HandleSetup: Equatable {
             try easy.set(CURLOPT_SSL_VERIFYPEER, false)
         }
         if let roots = self.trustedRootsFile { try easy.set(CURLOPT_CAINFO, roots) }
-        switch self.proxy {
-        case .environment: break
-        case .none: try easy.set(CURLOPT_PROXY, "")
-        case .url(let proxy): try easy.set(CURLOPT_PROXY, proxy)
-        }
+        try self.route.apply(to: easy)
         if self.acceptsEncodings { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         if let pins = self.pinnedPublicKeys { try easy.set(CURLOPT_PINNEDPUBLICKEY, pins) }
         if let rate = self.maximumUploadBytesPerSecond { try easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate) }

@@ -274,6 +274,8 @@ extension Transfer {
         metrics.tlsHandshake = duration(CURLINFO_APPCONNECT_TIME_T)
         metrics.firstByte = duration(CURLINFO_STARTTRANSFER_TIME_T)
         metrics.total = duration(CURLINFO_TOTAL_TIME_T)
-        return .success(TransferResponse(head: head, body: stored.body, fileURL: stored.fileURL, url: url, metrics: metrics))
+        self.addConnectionMetrics(of: easy, to: &metrics)
+        return .success(TransferResponse(head: head, body: stored.body, fileURL: stored.fileURL,
+                                         url: self.responseURL(easy, url), metrics: metrics))
     }
 }

@@ -59,6 +59,8 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var timeoutLeftWhilePaused: Duration?
     /// Which directions curl holds because a stream is behind (`CURLPAUSE_RECV`, `CURLPAUSE_SEND`).
     @exclusivity(unchecked) var streamPauses: Int32 = 0
+    /// Time waited for connection slots and spent in redirects, for the metrics.
+    @exclusivity(unchecked) var timeline = TransferTimeline()
 
     init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
         self.request = request
@@ -223,6 +225,7 @@ public final class Transfer: @unchecked Sendable {
             let multiplexes = HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme)
             guard self.driver.requestSlot(for: self, on: host, multiplexes: multiplexes) else {
                 self.slot = .waiting(host)
+                self.timeline.beganWaitingForSlot()
                 return
             }
             self.slot = .holding(host)
@@ -241,6 +244,7 @@ public final class Transfer: @unchecked Sendable {
     func slotGranted() {
         guard case .waiting(let host) = self.slot else { return }
         self.slot = .holding(host)
+        self.timeline.gotSlot()
     }
 
     /// Starts the current attempt in the slot ``slotGranted()`` gave, unless the transfer has let
@@ -278,6 +282,7 @@ public final class Transfer: @unchecked Sendable {
 
     /// Replaces the finished attempt with `next` on a handle from the pool, in the same slot.
     func relaunch(_ next: Attempt) {
+        self.noteRedirect(to: next)
         self.releaseHandle(keepingSlot: true)
         self.attempt = next
         do {
