@@ -88,6 +88,27 @@ extension RequestOperationManager {
         return try await self.stream(prepared: request, bufferSize: bufferSize)
     }
 
+    /// Sends `request` (prepared as the manager sends it) and returns as soon as the response head
+    /// arrived, with the body still arriving (see ``stream(_:_:parameters:headers:body:bufferSize:)``).
+    ///
+    /// - Parameters:
+    ///   - request: Any request; its destination is replaced.
+    ///   - bufferSize: How many bytes may wait for the reader before the transfer is paused.
+    ///   - validatingStatus: Whether a status the manager's serializer refuses throws (the default);
+    ///     `false` returns every response, whatever its status (an adapter, such as an OpenAPI
+    ///     transport, that judges statuses itself).
+    /// - Returns: The head, the URL and the body.
+    /// - Throws: See ``RequestOperationManager``'s async methods.
+    public func stream(
+        for request: TransferRequest, bufferSize: Int = ResponseBodyStream.defaultBufferSize, validatingStatus: Bool = true
+    ) async throws -> StreamedResponse {
+        let prepared = self.prepared(request)
+        guard validatingStatus else {
+            return try await self.performStreaming(prepared, bufferSize: bufferSize, run: RequestRun())
+        }
+        return try await self.stream(prepared: prepared, bufferSize: bufferSize)
+    }
+
     /// Streams the response to a prepared request (see ``stream(_:_:parameters:headers:body:bufferSize:)``).
     func stream(prepared request: TransferRequest, bufferSize: Int, run: RequestRun = RequestRun()) async throws -> StreamedResponse {
         let validation = self.settings.withLock { $0.validation }
