@@ -16,9 +16,11 @@ import Testing
 ///
 /// Test names show the raw value, e.g. `getsAResponse(_:) → runloop-epoll`.
 public enum BackendConfiguration: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    /// ``DispatchScheduler``: one serial queue and `DispatchSource`s (the default backend).
+    /// ``DispatchScheduler`` with a read and a write `DispatchSource` per socket (`.sourcePerSocket`,
+    /// `URLSession`'s model): the dispatch backend's other socket strategy, not its default.
     case dispatch = "dispatch"
-    /// ``DispatchScheduler`` watching sockets with one `epoll` descriptor and one dispatch source.
+    /// ``DispatchScheduler`` watching sockets with one `epoll` descriptor and one dispatch source
+    /// (`.epollSource`): the library's default backend (`DispatchScheduler()`, `Backend.dispatch`).
     case dispatchEpoll = "dispatch-epoll"
     /// `RunLoopScheduler` watching sockets with CoreFoundation `CFSocket` run-loop sources.
     case runLoopCFSocket = "runloop-cfsocket"
