@@ -240,7 +240,9 @@ extension Transfer {
         }
         let stored: (body: Data?, fileURL: URL?)
         do {
-            stored = try self.sink?.finish() ?? (nil, nil)
+            // A file destination takes only the body of a status the request keeps (not an error page).
+            let replacesFile = self.request.options.fileReplacementStatusCodes.contains(head.status.code)
+            stored = try self.sink?.finish(replacingFile: replacesFile) ?? (nil, nil)
         } catch {
             return .failure(error)
         }
