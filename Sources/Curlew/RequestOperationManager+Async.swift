@@ -164,8 +164,10 @@ extension RequestOperationManager {
     /// Downloads `path` into the file at `destination`, streamed (never held in memory).
     ///
     /// The body goes to a temporary file beside `destination`, which replaces it only when the
-    /// transfer succeeds. A response whose status is refused fails with
-    /// `ResponseSerializationError` and leaves no file at `destination`.
+    /// download succeeds. A response whose status is refused fails with
+    /// `ResponseSerializationError` (its body's first bytes attached); it, and any other failure —
+    /// a transfer error, a cancel, a full disk — leaves `destination` as it was: absent, or with
+    /// its old bytes.
     ///
     /// ```swift
     /// try await api.download("images/big.iso", to: fileURL, progress: { progress in
@@ -189,12 +191,7 @@ extension RequestOperationManager {
         var request = try self.request(.get, path, parameters: parameters)
         request.destination = .file(destination)
         let task: RequestTask<Data> = self.task(for: request, serializer: self.bodySerializer(), progress: progress)
-        do {
-            return try await task.valueAndResponse.1
-        } catch let error as ResponseSerializationError {
-            try? FileManager.default.removeItem(at: destination)
-            throw error
-        }
+        return try await task.valueAndResponse.1
     }
 
     // MARK: Tasks
