@@ -49,25 +49,33 @@ extension RequestOperation {
     /// On the processing queue `lane`: decide whether to retry the attempt (the interceptor first,
     /// on the cooperative pool, then the retry policy); if not, serialize the response and finish.
     func processResult(_ outcome: Result<TransferResponse, TransferError>, on lane: ProcessingQueues.Lane) {
-        let (policy, interceptor, attempt, request, isCancelled) = self.storage.withLock {
-            ($0.retryPolicy, $0.interceptor, $0.attemptCount, $0.attemptRequest, $0.machine.isCancelled)
+        let (policy, interceptor, budget, attempt, request, isCancelled) = self.storage.withLock {
+            ($0.retryPolicy, $0.interceptor, $0.retryBudget, $0.attemptCount, $0.attemptRequest, $0.machine.isCancelled)
         }
+        if attempt == 1, policy.maximumAttempts > 1 { budget?.recordFirstAttempt() }
         guard !isCancelled, interceptor != nil || attempt < policy.maximumAttempts else {
             self.serializeResult(outcome, on: lane)
             return
         }
         let method = request.head.method
         guard let interceptor else {
-            self.conclude(outcome, policy.decide(after: outcome.map(\.head), method: method, attempt: attempt), on: lane)
+            let decision = policy.decide(after: outcome.map(\.head), method: method, attempt: attempt)
+            self.conclude(outcome, Self.withinBudget(decision, budget), on: lane)
             return
         }
         let task = Task {
             let asked = await interceptor.retry(request, after: outcome, attempt: attempt)
             let decision = asked == .doNotRetry
-                ? policy.decide(after: outcome.map(\.head), method: method, attempt: attempt) : asked
+                ? Self.withinBudget(policy.decide(after: outcome.map(\.head), method: method, attempt: attempt), budget) : asked
             self.process { lane in self.conclude(outcome, decision, on: lane) }
         }
         self.storage.withLock { $0.pendingTask = task }
+    }
+
+    /// The retry policy's `decision`, unless it is a retry that `budget` refuses.
+    private static func withinBudget(_ decision: RetryDecision, _ budget: RetryBudget?) -> RetryDecision {
+        guard case .retry = decision, let budget, !budget.withdrawRetry() else { return decision }
+        return .doNotRetry
     }
 
     /// On the processing queue `lane`: wait and retry, or serialize the attempt's result.

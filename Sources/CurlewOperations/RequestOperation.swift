@@ -195,6 +195,15 @@ public final class RequestOperation: Operation, @unchecked Sendable {
         set { self.storage.withLock { $0.retryPolicy = newValue } }
     }
 
+    /// The budget the retries of ``retryPolicy`` draw on, shared with other operations (see
+    /// `RetryBudget`): a retry it refuses is not made, and the operation ends with the attempt's
+    /// outcome. `nil` (the default for an operation made by hand) lets every retry the policy asks
+    /// for be made; a `RequestOperationManager` sets its own. Set it before starting.
+    public var retryBudget: RetryBudget? {
+        get { self.storage.withLock { $0.retryBudget } }
+        set { self.storage.withLock { $0.retryBudget = newValue } }
+    }
+
     /// Adapts the request before each attempt and may ask for a retry after one (see
     /// ``RequestInterceptor``); consulted before ``retryPolicy``. `nil` by default. Set it before starting.
     public var interceptor: (any RequestInterceptor)? {
@@ -375,6 +384,7 @@ extension RequestOperation {
         var progress = ProgressRelay()
 
         var retryPolicy = RetryPolicy.none
+        var retryBudget: RetryBudget?
         var interceptor: (any RequestInterceptor)?
         /// Where a body for a file waits for the operation's success (see ``DownloadStaging``), from
         /// the first attempt until the finish.
