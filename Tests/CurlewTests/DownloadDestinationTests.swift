@@ -79,6 +79,8 @@ struct DownloadDestinationTests {
                     Issue.record("expected a cancellation: \(result)")
                     return
                 }
+                // A cancelled task returns at once; the operation finishes (and removes its files) after.
+                #expect(await waitUntil { api.operationQueue.operationCount == 0 }, "the operation never finished")
                 try Self.expectUntouched(directory, destination)
             }
         }

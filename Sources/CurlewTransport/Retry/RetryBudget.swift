@@ -21,7 +21,7 @@
 /// api.retryBudget = nil                                // every request retries as its policy says
 /// ```
 ///
-/// The decision is ``RetryBudgetLedger``'s, a value with no I/O; this class shares one under a lock.
+/// The decision is a value with no I/O (`RetryBudgetLedger`); this class shares one under a lock.
 public final class RetryBudget: Sendable {
     /// Retries allowed per first attempt in the window: 0.2 (one retry per five requests) by default.
     public let retryRatio: Double
