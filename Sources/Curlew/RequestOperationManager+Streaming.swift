@@ -12,9 +12,10 @@ extension RequestOperationManager {
     /// Downloads `path` into the file at `destination`, streamed (never held in memory).
     ///
     /// The body goes to a temporary file beside `destination`, which replaces it only when the
-    /// transfer succeeded with an acceptable status: on any failure — a refused status, a transfer
-    /// error, a cancel — `destination` is exactly as it was (absent, or its old bytes) and no
-    /// temporary file remains.
+    /// transfer succeeded with a status the manager's serializer accepts: on any failure — a refused
+    /// status (thrown as `ResponseSerializationError` with the first 64 KiB of the body), a transfer
+    /// error, a cancel, a full disk — `destination` is exactly as it was (absent, or its old bytes)
+    /// and no temporary file remains.
     ///
     /// ```swift
     /// try await api.download("images/big.iso", to: fileURL, progress: { progress in
@@ -36,8 +37,10 @@ extension RequestOperationManager {
         _ path: String, to destination: URL, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:],
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> TransferResponse {
+        let validation = self.settings.withLock { $0.validation }
         var request = try self.request(.get, path, parameters: Self.encodable(parameters), headers: headers)
         request.destination = .file(destination)
+        request.options.fileReplacementStatusCodes = validation.bodySerializer.acceptableStatusCodes
         let relay = progress.map(ProgressRelay.init)
         let run = RequestRun(progress: relay.map { relay in { @Sendable progress in relay.report(progress) } })
         let response: TransferResponse
@@ -48,7 +51,6 @@ extension RequestOperationManager {
             throw error
         }
         await relay?.flush()
-        let validation = self.settings.withLock { $0.validation }
         _ = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url)
         return response
     }

@@ -85,6 +85,7 @@ public final class RequestOperationManager: Sendable {
         var credentials: TransferCredentials?
         var transferOptions = TransferOptions()
         var retryPolicy = RetryPolicy.none
+        var retryBudget: RetryBudget? = RetryBudget()
         var interceptor: (any RequestInterceptor)?
         var isShutDown = false
     }
@@ -266,6 +267,21 @@ public final class RequestOperationManager: Sendable {
         set { self.settings.withLock { $0.retryPolicy = newValue } }
     }
 
+    /// The budget the retries of the manager's operations share (see `RetryBudget`), so that
+    /// ``retryPolicy`` cannot multiply the load on a server that fails every request: a budget of
+    /// the manager's own by default (retries up to 20 % of the first attempts of the last 10
+    /// seconds, plus 10). Give several managers of one service the same budget, or set `nil` to let
+    /// every request retry as its policy says. Operations made afterwards use the new value.
+    ///
+    /// ```swift
+    /// api.retryPolicy = .default
+    /// api.retryBudget = RetryBudget(retryRatio: 0.1)   // at most ~1.1× the load while the server fails
+    /// ```
+    public var retryBudget: RetryBudget? {
+        get { self.settings.withLock { $0.retryBudget } }
+        set { self.settings.withLock { $0.retryBudget = newValue } }
+    }
+
     /// Adapts each request before every attempt and may ask for a retry after one (a fresh bearer
     /// token, a refresh on 401: see `RequestInterceptor`); consulted before ``retryPolicy``. `nil` by
     /// default. It runs on Swift's cooperative pool, never on the network context.
@@ -395,6 +411,7 @@ public final class RequestOperationManager: Sendable {
         let operation = RequestOperation(request: request, transport: self.instrumented)
         operation.responseSerializer = serializer ?? settings.responseSerializer
         operation.retryPolicy = settings.retryPolicy
+        operation.retryBudget = settings.retryBudget
         operation.interceptor = settings.interceptor
         if let queue = settings.completionQueue { operation.completionQueue = queue }
         if let group = settings.completionGroup { operation.completionGroup = group }

@@ -25,8 +25,10 @@ import HTTPTypes
 /// inside a control call; each started transfer completes exactly once; `cancel()` at any moment
 /// before the reply completes it with a `TransferError/Code/cancelled` error at once (a delay
 /// is a good way to test cancellation). `pause()` and `resume()` do nothing. A body for a request
-/// whose destination is a file is written to that file; one whose destination is a stream is handed
-/// to its consumer in chunks, as it takes them. A streamed request body is not read.
+/// whose destination is a file is written to that file (atomically) when the status is in the
+/// request's `TransferOptions/fileReplacementStatusCodes`, and otherwise delivered in `body` as the
+/// engine does, the file left as it was; one whose destination is a stream is handed to its consumer
+/// in chunks, as it takes them. A streamed request body is not read.
 public final class StubTransport: TransferRunning, Sendable {
     /// A canned response.
     public struct Response: Sendable, Hashable {
@@ -314,6 +316,11 @@ public final class StubTransport: TransferRunning, Sendable {
             case .memory:
                 return .success(TransferResponse(head: head, body: body, fileURL: nil, url: url, metrics: TransferMetrics()))
             case .file(let file):
+                guard self.request.options.fileReplacementStatusCodes.contains(response.status) else {
+                    // As the engine: the destination is left as it was, the error body's start kept.
+                    let retained = body.prefix(ResponseDestination.retainedErrorBodySize)
+                    return .success(TransferResponse(head: head, body: retained, fileURL: nil, url: url, metrics: TransferMetrics()))
+                }
                 do {
                     try body.write(to: file, options: .atomic)
                 } catch {

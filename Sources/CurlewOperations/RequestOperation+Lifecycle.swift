@@ -49,25 +49,33 @@ extension RequestOperation {
     /// On the processing queue `lane`: decide whether to retry the attempt (the interceptor first,
     /// on the cooperative pool, then the retry policy); if not, serialize the response and finish.
     func processResult(_ outcome: Result<TransferResponse, TransferError>, on lane: ProcessingQueues.Lane) {
-        let (policy, interceptor, attempt, request, isCancelled) = self.storage.withLock {
-            ($0.retryPolicy, $0.interceptor, $0.attemptCount, $0.attemptRequest, $0.machine.isCancelled)
+        let (policy, interceptor, budget, attempt, request, isCancelled) = self.storage.withLock {
+            ($0.retryPolicy, $0.interceptor, $0.retryBudget, $0.attemptCount, $0.attemptRequest, $0.machine.isCancelled)
         }
+        if attempt == 1, policy.maximumAttempts > 1 { budget?.recordFirstAttempt() }
         guard !isCancelled, interceptor != nil || attempt < policy.maximumAttempts else {
             self.serializeResult(outcome, on: lane)
             return
         }
         let method = request.head.method
         guard let interceptor else {
-            self.conclude(outcome, policy.decide(after: outcome.map(\.head), method: method, attempt: attempt), on: lane)
+            let decision = policy.decide(after: outcome.map(\.head), method: method, attempt: attempt)
+            self.conclude(outcome, Self.withinBudget(decision, budget), on: lane)
             return
         }
         let task = Task {
             let asked = await interceptor.retry(request, after: outcome, attempt: attempt)
             let decision = asked == .doNotRetry
-                ? policy.decide(after: outcome.map(\.head), method: method, attempt: attempt) : asked
+                ? Self.withinBudget(policy.decide(after: outcome.map(\.head), method: method, attempt: attempt), budget) : asked
             self.process { lane in self.conclude(outcome, decision, on: lane) }
         }
         self.storage.withLock { $0.pendingTask = task }
+    }
+
+    /// The retry policy's `decision`, unless it is a retry that `budget` refuses.
+    private static func withinBudget(_ decision: RetryDecision, _ budget: RetryBudget?) -> RetryDecision {
+        guard case .retry = decision, let budget, !budget.withdrawRetry() else { return decision }
+        return .doNotRetry
     }
 
     /// On the processing queue `lane`: wait and retry, or serialize the attempt's result.
@@ -178,7 +186,7 @@ extension RequestOperation {
                 followUp.tellsFoundationOfCancel = true
                 followUp.abandoned = state.pendingTask
             case .startTransfer:
-                let transfer = self.transport.makeTransfer(state.attemptRequest, observer: TransferEvents(operation: self))
+                let transfer = self.transport.makeTransfer(state.transferRequest(), observer: TransferEvents(operation: self))
                 state.transfer = transfer
                 state.attemptCount += 1
                 if state.attemptCount == 1 { self.enqueue(Self.didStartNotification, on: state.notificationQueue) }
@@ -370,10 +378,50 @@ extension RequestOperation.Storage {
         self.enteredGroup = group
     }
 
+    /// The current attempt's request as the transport runs it: a body for a file goes to the
+    /// operation's staging file first (see ``DownloadStaging``).
+    mutating func transferRequest() -> TransferRequest {
+        guard case .file(let destination) = self.attemptRequest.destination else { return self.attemptRequest }
+        let staging: DownloadStaging
+        if let current = self.staging, current.destination == destination {
+            staging = current
+        } else {
+            self.staging?.discard()  // an interceptor chose another destination for this attempt
+            staging = DownloadStaging(destination: destination)
+            self.staging = staging
+        }
+        return staging.request(for: self.attemptRequest, serializer: self.responseSerializer)
+    }
+
+    /// Settles a download at the finish: the staged file replaces the destination when the
+    /// operation succeeds with a response that wrote it (the transport reported a file: the staged
+    /// one it was given), and is removed otherwise (a failure, a cancel, a status the destination
+    /// does not take). Renaming under the lock is what makes a cancel that arrives now come too
+    /// late, as for any finished operation: the destination and the result always agree. A rename
+    /// that fails turns the success into its error.
+    private mutating func settleDownload(_ result: Result<(any Sendable)?, any Error>) -> Result<(any Sendable)?, any Error> {
+        guard let staging = self.staging else { return result }
+        self.staging = nil
+        let wroteStagedFile = self.response?.fileURL != nil
+        if wroteStagedFile { self.response?.fileURL = nil }
+        guard case .success = result, wroteStagedFile else {
+            staging.discard()
+            return result
+        }
+        do {
+            try staging.commit()
+        } catch {
+            return .failure(error)
+        }
+        self.response?.fileURL = staging.destination
+        return result
+    }
+
     /// Records the result of a finished operation and takes out what delivering it needs; the
     /// handlers and the transfer are released here, which breaks any retain cycle through them.
     mutating func finish(with result: Result<(any Sendable)?, any Error>) -> RequestOperation.Delivery {
         self.enterCompletionGroup()
+        let result = self.settleDownload(result)
         self.result = result
         self.transfer = nil
         let delivery = RequestOperation.Delivery(

@@ -42,6 +42,13 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// The request this operation sends. Its `destination` says whether the body is collected in
     /// memory (`TransferResponse/body`) or streamed to a file (`TransferResponse/fileURL`).
     /// With an ``interceptor``, each attempt sends what it made of this request.
+    ///
+    /// A file destination is replaced only when the operation succeeds: the body waits in a file of
+    /// the operation's beside it until the ``responseSerializer`` has accepted the response (its
+    /// status, for a `ValidatingResponseSerializer`, decides whether the body is written at all;
+    /// other serializers keep the request's `TransferOptions/fileReplacementStatusCodes`). On any
+    /// failure — a refused status or content type, a transfer error, a cancel, a full disk — the
+    /// destination is left as it was and no file of the operation's remains.
     public let request: TransferRequest
 
     /// What runs the transfer: a `TransferEngine` (one multi handle on one scheduler), or a stand-in
@@ -142,7 +149,9 @@ public final class RequestOperation: Operation, @unchecked Sendable {
 
     // MARK: Results
 
-    /// The response, once the transfer has completed successfully (any HTTP status).
+    /// The response, once the transfer has completed successfully (any HTTP status). For a file
+    /// destination its `fileURL` is the destination once the operation has succeeded, and `nil`
+    /// when the operation failed (the destination was left as it was).
     public var response: TransferResponse? {
         self.storage.withLock { $0.response }
     }
@@ -184,6 +193,15 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     public var retryPolicy: RetryPolicy {
         get { self.storage.withLock { $0.retryPolicy } }
         set { self.storage.withLock { $0.retryPolicy = newValue } }
+    }
+
+    /// The budget the retries of ``retryPolicy`` draw on, shared with other operations (see
+    /// `RetryBudget`): a retry it refuses is not made, and the operation ends with the attempt's
+    /// outcome. `nil` (the default for an operation made by hand) lets every retry the policy asks
+    /// for be made; a `RequestOperationManager` sets its own. Set it before starting.
+    public var retryBudget: RetryBudget? {
+        get { self.storage.withLock { $0.retryBudget } }
+        set { self.storage.withLock { $0.retryBudget = newValue } }
     }
 
     /// Adapts the request before each attempt and may ask for a retry after one (see
@@ -366,7 +384,11 @@ extension RequestOperation {
         var progress = ProgressRelay()
 
         var retryPolicy = RetryPolicy.none
+        var retryBudget: RetryBudget?
         var interceptor: (any RequestInterceptor)?
+        /// Where a body for a file waits for the operation's success (see ``DownloadStaging``), from
+        /// the first attempt until the finish.
+        var staging: DownloadStaging?
         /// Attempts started so far.
         var attemptCount = 0
         /// The request of the current attempt (the interceptor's adaptation of the operation's).

@@ -143,7 +143,30 @@ final class FaultHandler: ChannelInboundHandler {
             return .send(Self.encodedHead(encoding: "gzip", length: GzipBomb.single.count) + GzipBomb.single)
         case .doubleGzipBomb:
             return .send(Self.encodedHead(encoding: "gzip, gzip", length: GzipBomb.double.count) + GzipBomb.double)
+        case .conflictingLengths:
+            return .send(Self.framed("Content-Length: 5\r\nContent-Length: 8"))
+        case .conflictingLengthList:
+            return .send(Self.framed("Content-Length: 5, 8"))
+        case .overflowingLength:
+            return .send(Self.framed("Content-Length: 100000000000000000000000"))
+        case .negativeLength:
+            return .send(Self.framed("Content-Length: -1"))
+        case .junkLength:
+            return .send(Self.framed("Content-Length: 12abc", body: "abcdefghijkl"))
+        case .emptyLength:
+            return .send(Self.framed("Content-Length:"))
+        case .chunkedWithLength:
+            return .send(Self.framed("Transfer-Encoding: chunked\r\nContent-Length: 3", body: "8\r\nabcdefgh\r\n0\r\n\r\n"))
+        case .repeatedLengths:
+            return .send(Self.framed("Content-Length: 8\r\nContent-Length: 8"))
+        case .repeatedLengthList:
+            return .send(Self.framed("Content-Length: 8, 8"))
         }
+    }
+
+    /// A 200 with `framing` as its framing header lines, then `body`.
+    private static func framed(_ framing: String, body: String = "abcdefgh") -> [UInt8] {
+        Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\(framing)\r\n\r\n\(body)".utf8)
     }
 
     private static func encodedHead(encoding: String, length: Int) -> [UInt8] {

@@ -21,6 +21,19 @@
 /// | `.stallBody` | `/stall-body` | the head and 10 of 1,000 body bytes, then silence |
 /// | `.gzipBomb` | `/gzip-bomb` | 1,040,480 bytes of gzip that inflate to about 1 GiB of zeros |
 /// | `.doubleGzipBomb` | `/double-gzip-bomb` | `Content-Encoding: gzip, gzip`: 6.6 KB that inflate to the bomb, then to 1 GiB |
+/// | `.conflictingLengths` | `/conflicting-lengths` | `Content-Length: 5` and `Content-Length: 8`, 8 body bytes |
+/// | `.conflictingLengthList` | `/conflicting-length-list` | `Content-Length: 5, 8`, 8 body bytes |
+/// | `.overflowingLength` | `/overflowing-length` | `Content-Length: 100000000000000000000000` (10^23), 8 body bytes |
+/// | `.negativeLength` | `/negative-length` | `Content-Length: -1`, 8 body bytes |
+/// | `.junkLength` | `/junk-length` | `Content-Length: 12abc`, 12 body bytes |
+/// | `.emptyLength` | `/empty-length` | `Content-Length:` with no value, 8 body bytes |
+/// | `.chunkedWithLength` | `/chunked-with-length` | `Transfer-Encoding: chunked` and `Content-Length: 3`, one chunk of 8 bytes |
+/// | `.repeatedLengths` | `/repeated-lengths` | `Content-Length: 8` twice, 8 body bytes (valid: RFC 9112 §6.3) |
+/// | `.repeatedLengthList` | `/repeated-length-list` | `Content-Length: 8, 8`, 8 body bytes (valid) |
+///
+/// Every framing route but the two valid ones sends a head whose body length RFC 9112 §6.3 calls
+/// invalid; their body bytes are `abcdefgh` (and `ijkl` for the junk length), and the connection is
+/// closed after them.
 ///
 /// The bombs are valid gzip (CRC and length check out) and are built in memory when first asked for
 /// (``GzipBomb``), not stored.
@@ -53,6 +66,24 @@ public enum FaultRoute: String, Sendable, Hashable, CaseIterable {
     case gzipBomb = "gzip-bomb"
     /// `Content-Encoding: gzip, gzip`: ``GzipBomb/double``, a few KB inflating to the single bomb.
     case doubleGzipBomb = "double-gzip-bomb"
+    /// Two `Content-Length` fields that disagree (5 and 8), then 8 body bytes.
+    case conflictingLengths = "conflicting-lengths"
+    /// One `Content-Length` listing two different values (`5, 8`), then 8 body bytes.
+    case conflictingLengthList = "conflicting-length-list"
+    /// A `Content-Length` of 10^23, beyond 64 bits, then 8 body bytes.
+    case overflowingLength = "overflowing-length"
+    /// `Content-Length: -1`, then 8 body bytes.
+    case negativeLength = "negative-length"
+    /// `Content-Length: 12abc`, then 12 body bytes.
+    case junkLength = "junk-length"
+    /// A `Content-Length` with no value, then 8 body bytes.
+    case emptyLength = "empty-length"
+    /// `Transfer-Encoding: chunked` beside `Content-Length: 3`, then one 8-byte chunk.
+    case chunkedWithLength = "chunked-with-length"
+    /// Two `Content-Length: 8` fields, then 8 body bytes: valid.
+    case repeatedLengths = "repeated-lengths"
+    /// `Content-Length: 8, 8`, then 8 body bytes: valid.
+    case repeatedLengthList = "repeated-length-list"
 
     /// The request path that selects this fault.
     public var path: String { "/" + self.rawValue }

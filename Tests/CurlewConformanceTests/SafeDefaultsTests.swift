@@ -9,7 +9,7 @@ import Testing
 /// request consistent: what reaches the server, and what a failure says.
 @Suite("Safe defaults and consistency")
 struct SafeDefaultsTests {
-    @Test("bombs: the in-memory cap applies when the ratio is lifted; a file has only the limit asked for",
+    @Test("bombs: the in-memory cap applies when the ratio is lifted; a file then has only the limit asked for",
           arguments: BackendConfiguration.allCases)
     func bombLimits(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
@@ -25,11 +25,29 @@ struct SafeDefaultsTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             var toFile = TransferRequest(url: server.faultURL(.doubleGzipBomb), destination: .file(directory.appendingPathComponent("bomb")))
+            toFile.options.decompressionLimit = .none
             toFile.options.maximumResponseBodySize = 16 << 20
             let file = try await engine.failure(toFile)
             #expect(file.code == .responseTooLarge)
-            #expect(file.message.contains("maximumResponseBodySize"), "a file is not held to the ratio: \(file)")
+            #expect(file.message.contains("maximumResponseBodySize"), "the ratio was lifted: \(file)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a failed download left a file")
+        }
+    }
+
+    @Test("a double-gzip bomb streamed to a file fails by the default ratio and leaves the destination as it was",
+          arguments: BackendConfiguration.allCases)
+    func bombToFile(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        try await withEngine(backend) { engine in
+            for existing in [false, true] {
+                try await DownloadReplacementTests.withDestination(existing: existing) { directory, destination in
+                    let request = TransferRequest(url: server.faultURL(.doubleGzipBomb), destination: .file(destination))
+                    let error = try await engine.failure(request)
+                    #expect(error.code == .responseTooLarge)
+                    #expect(error.message.contains("decompressionLimit"), "\(error)")
+                    try DownloadReplacementTests.expectUntouched(directory, destination, existing: existing)
+                }
+            }
         }
     }
 

@@ -168,4 +168,34 @@ struct OperationRetryTests {
             #expect(stuck.attemptCount == 0)
         }
     }
+
+    @Test("a retry the budget refuses is not made; an interceptor's own retry does not draw on it",
+          arguments: BackendConfiguration.allCases)
+    func budget(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let empty = RetryBudget(retryRatio: 0, minimumRetries: 0)
+        try await withEngine(backend) { engine in
+            let key = Self.key("budget", backend)
+            let refused = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 1))), engine: engine)
+            refused.retryPolicy = Self.quick
+            refused.retryBudget = empty
+            let refusedProbe = OperationProbe(refused)
+            refused.start()
+            let record = await refusedProbe.expectFinishedOnce()
+            #expect(record.successes == 1, "the attempt's response is the result")
+            #expect(refused.response?.head.status.code == 503)
+            #expect(refused.attemptCount == 1)
+            #expect(server.requests(forKey: key) == 1)
+
+            let interceptor = BearerInterceptor(scheduler: engine.scheduler)
+            let refreshed = RequestOperation(request: TransferRequest(url: server.url(.bearer(token: "fresh"))), engine: engine)
+            refreshed.interceptor = interceptor
+            refreshed.retryPolicy = Self.quick
+            refreshed.retryBudget = empty
+            let refreshedProbe = OperationProbe(refreshed)
+            refreshed.start()
+            #expect(await refreshedProbe.expectFinishedOnce().successes == 1)
+            #expect(refreshed.response?.head.status == .ok && refreshed.attemptCount == 2)
+        }
+    }
 }

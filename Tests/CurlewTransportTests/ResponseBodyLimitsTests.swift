@@ -5,13 +5,15 @@ import Testing
 /// The body limits as values: which apply where, and when a chunk crosses one.
 @Suite("Response body limits")
 struct ResponseBodyLimitsTests {
-    @Test func defaultsHoldInMemoryBodiesOnly() {
+    @Test("by default the size cap holds memory bodies only, the decompression ratio every body")
+    func defaults() {
         let memory = ResponseBodyLimits(options: TransferOptions(), destination: .memory)
         #expect(memory.maximum == .init(bytes: 64 << 20, inMemory: true))
         #expect(memory.decompression == .ratio(100))
         let file = ResponseBodyLimits(options: TransferOptions(), destination: .file(URL(fileURLWithPath: "/tmp/x")))
         #expect(file.maximum == nil)
-        #expect(file.decompression == DecompressionLimit.none)
+        #expect(file.decompression == .ratio(100), "a bomb streamed to a file fills the disk")
+        #expect(file.check(total: 1 << 30, received: 1_000_000)?.code == .responseTooLarge)
     }
 
     @Test func theSmallerSizeLimitWins() {

@@ -88,4 +88,55 @@ struct ResponseBodySinkTests {
         #expect(body.count == second.count)
         #expect(body == Data(second))
     }
+
+    // MARK: Files
+
+    /// A new empty directory, removed by `body`'s caller.
+    private func withDirectory(_ body: (URL) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try body(directory)
+    }
+
+    @Test("a file sink replaces the destination when finished to replace it, leaving nothing else")
+    func fileReplaces() throws {
+        try self.withDirectory { directory in
+            let destination = directory.appendingPathComponent("body.bin")
+            try Data("old".utf8).write(to: destination)
+            var sink = try ResponseBodySink(.file(destination))
+            try self.write(self.pattern(100_000), to: &sink, chunk: 16_384)
+            let stored = try sink.finish(replacingFile: true)
+            #expect(stored.fileURL == destination && stored.body == nil)
+            #expect(try Data(contentsOf: destination) == Data(self.pattern(100_000)))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["body.bin"])
+        }
+    }
+
+    @Test("a file sink finished without replacing leaves the destination, keeps the first 64 KiB, removes its file",
+          arguments: [10, 100_000])
+    func fileKept(_ length: Int) throws {
+        try self.withDirectory { directory in
+            let destination = directory.appendingPathComponent("body.bin")
+            try Data("old".utf8).write(to: destination)
+            var sink = try ResponseBodySink(.file(destination))
+            try self.write(self.pattern(length), to: &sink, chunk: 16_384)
+            let stored = try sink.finish(replacingFile: false)
+            #expect(stored.fileURL == nil)
+            #expect(stored.body == Data(self.pattern(min(length, ResponseDestination.retainedErrorBodySize))))
+            #expect(try Data(contentsOf: destination) == Data("old".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["body.bin"])
+        }
+    }
+
+    @Test("a discarded file sink leaves the destination as it was and no file of its own")
+    func fileDiscarded() throws {
+        try self.withDirectory { directory in
+            let destination = directory.appendingPathComponent("body.bin")
+            var sink = try ResponseBodySink(.file(destination))
+            try self.write(self.pattern(1000), to: &sink, chunk: 100)
+            sink.discard()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
 }

@@ -126,7 +126,7 @@ struct ResponseHeadParserTests {
 
 @Suite("Response head parser: the facts the engine reads")
 struct ResponseHeadFactsTests {
-    private func facts(_ lines: [String]) -> ResponseHeadParser.Facts? {
+    private func facts(_ lines: [String]) -> ResponseHeadParser.Facts {
         var parser = ResponseHeadParser(limit: 4096)
         for line in lines { _ = Array(line.utf8).withUnsafeBytes { parser.consume($0) } }
         return parser.facts
@@ -138,22 +138,130 @@ struct ResponseHeadFactsTests {
         #expect(facts == ResponseHeadParser.Facts(contentLength: 12, isContentEncoded: true, location: "/next"))
     }
 
-    @Test("as a lookup in HTTPFields would answer: two lengths are no length, identity is no encoding")
+    @Test("identity is no encoding; two locations are joined as a lookup joins them")
     func likeALookup() {
-        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Length: 5\r\n", "Content-Length: 5\r\n", "\r\n"])?.contentLength == nil)
-        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Length: five\r\n", "\r\n"])?.contentLength == nil)
-        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Encoding: IDENTITY\r\n", "\r\n"])?.isContentEncoded == false)
-        #expect(self.facts(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", "Location: /b\r\n", "\r\n"])?.location == "/a, /b")
+        #expect(self.facts(["HTTP/1.1 200 OK\r\n", "Content-Encoding: IDENTITY\r\n", "\r\n"]).isContentEncoded == false)
+        #expect(self.facts(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", "Location: /b\r\n", "\r\n"]).location == "/a, /b")
     }
 
-    @Test("a folded line leaves the facts to a lookup")
+    @Test("a folded line: the facts are noted again from the folded fields")
     func folded() {
-        #expect(self.facts(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", " b\r\n", "\r\n"]) == nil)
+        #expect(self.facts(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", " b\r\n", "\r\n"]).location == "/a b")
+        let split = self.facts(["HTTP/1.1 200 OK\r\n", "Content-Length: 4\r\n", " 2\r\n", "\r\n"])
+        #expect(split.contentLength == nil && split.framingError != nil, "a length folded into `4 2` is no length: \(split)")
     }
 
     @Test("the facts start over with each head")
     func perHead() {
         let facts = self.facts(["HTTP/1.1 100 Continue\r\n", "Content-Length: 1\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\r\n"])
         #expect(facts == ResponseHeadParser.Facts())
+    }
+}
+
+/// RFC 9112 §6.3: a final head whose body length is not one non-negative 64-bit decimal, or that has
+/// `Content-Length` beside `Transfer-Encoding`, ends in `invalidFraming`, naming the field. curl 7.88
+/// reads such heads its own way (the last of two lengths, the digits before junk, no length for an
+/// overflow), which is how a client and an intermediary come to disagree on where a body ends.
+@Suite("Response head parser: framing")
+struct ResponseHeadFramingTests {
+    private func end(_ fields: [String], status: String = "HTTP/1.1 200 OK") -> (ResponseHeadParser.Event, ResponseHeadParser.Facts) {
+        var parser = ResponseHeadParser(limit: 4096)
+        var last = ResponseHeadParser.Event.needMore
+        for line in [status] + fields + [""] {
+            last = Array((line + "\r\n").utf8).withUnsafeBytes { parser.consume($0) }
+        }
+        return (last, parser.facts)
+    }
+
+    @Test("valid lengths, repeated or listed with one value, are that value", arguments: [
+        (["Content-Length: 42"], 42),
+        (["Content-Length: 42", "Content-Length: 42"], 42),
+        (["Content-Length: 42, 42"], 42),
+        (["Content-Length: 42,42 , 042"], 42),
+        (["content-length: 0"], 0),
+        (["Content-Length: 9223372036854775807"], .max),
+    ] as [([String], Int64)])
+    func valid(_ fields: [String], _ length: Int64) {
+        let (event, facts) = self.end(fields)
+        guard case .complete = event else {
+            Issue.record("\(fields): \(event)")
+            return
+        }
+        #expect(facts.contentLength == length)
+        #expect(facts.framingError == nil)
+    }
+
+    @Test("invalid lengths end the head in invalidFraming naming Content-Length", arguments: [
+        ["Content-Length: 5", "Content-Length: 8"],
+        ["Content-Length: 5, 8"],
+        ["Content-Length: 8", "Content-Length: 8, 5"],
+        ["Content-Length: 100000000000000000000000"],
+        ["Content-Length: 9223372036854775808"],
+        ["Content-Length: -1"],
+        ["Content-Length: +1"],
+        ["Content-Length: 12abc"],
+        ["Content-Length: 0x10"],
+        ["Content-Length:"],
+        ["Content-Length: 4 2"],
+        ["Content-Length: 42,"],
+        ["Content-Length: ,42"],
+        ["Content-Length: 42,,42"],
+        ["Content-Length: 1.5"],
+    ])
+    func invalidLength(_ fields: [String]) {
+        let (event, facts) = self.end(fields)
+        guard case .invalidFraming(let reason) = event else {
+            Issue.record("\(fields) passed: \(event)")
+            return
+        }
+        #expect(reason.contains("Content-Length"), "\(reason)")
+        #expect(facts.contentLength == nil)
+    }
+
+    @Test("Transfer-Encoding beside Content-Length, in either order, is invalid framing", arguments: [
+        ["Transfer-Encoding: chunked", "Content-Length: 3"],
+        ["Content-Length: 3", "Transfer-Encoding: chunked"],
+        ["content-length: 3", "TRANSFER-ENCODING: gzip, chunked"],
+    ])
+    func transferEncodingBesideLength(_ fields: [String]) {
+        let (event, _) = self.end(fields)
+        guard case .invalidFraming(let reason) = event else {
+            Issue.record("\(fields) passed: \(event)")
+            return
+        }
+        #expect(reason.contains("Transfer-Encoding") && reason.contains("Content-Length"), "\(reason)")
+    }
+
+    @Test("Transfer-Encoding alone, or no framing field at all, is fine")
+    func transferEncodingAlone() {
+        if case .complete = self.end(["Transfer-Encoding: chunked"]).0 {} else { Issue.record("chunked alone was refused") }
+        let (event, facts) = self.end([])
+        if case .complete = event {} else { Issue.record("a head without framing fields was refused") }
+        #expect(facts.contentLength == nil && facts.framingError == nil)
+    }
+
+    @Test("an informational head's fields do not count, and each final head is judged alone")
+    func perHead() {
+        var parser = ResponseHeadParser(limit: 4096)
+        func feed(_ line: String) -> ResponseHeadParser.Event {
+            Array((line + "\r\n").utf8).withUnsafeBytes { parser.consume($0) }
+        }
+        _ = feed("HTTP/1.1 100 Continue")
+        _ = feed("Content-Length: 5")
+        #expect(feed("") == .informational)
+        _ = feed("HTTP/1.1 200 OK")
+        _ = feed("Content-Length: 8")
+        guard case .complete = feed("") else {
+            Issue.record("a length after a 100 Continue's was refused")
+            return
+        }
+        #expect(parser.facts.contentLength == 8)
+    }
+
+    @Test("the length parser is linear: a megabyte of digits is refused as an overflow, a megabyte of repeats accepted")
+    func long() {
+        #expect(ResponseHeadParser.contentLength(String(repeating: "9", count: 1 << 20)) == nil)
+        let repeats = Array(repeating: "7", count: 100_000).joined(separator: ", ")
+        #expect(ResponseHeadParser.contentLength(repeats) == 7)
     }
 }

@@ -27,7 +27,7 @@ extension RequestOperationManager {
             throw TransferError(.cancelled, "The manager has shut down.", failingURL: request.url)
         }
         defer { self.runs.remove(run) }
-        let (policy, interceptor) = self.settings.withLock { ($0.retryPolicy, $0.interceptor) }
+        let (policy, interceptor, budget) = self.settings.withLock { ($0.retryPolicy, $0.interceptor, $0.retryBudget) }
         var attempt = 1
         while true {
             var attemptRequest = request
@@ -37,7 +37,7 @@ extension RequestOperationManager {
             let outcome = await run.transfer(attemptRequest, on: self.instrumented)
             if run.isCancelled { throw Self.cancellation(outcome, url: request.url) }
             guard let delay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
-                                                        policy: policy, interceptor: interceptor) else {
+                                                        policy: policy, interceptor: interceptor, budget: budget) else {
                 var response = try outcome.get()
                 response.metrics.retryCount = attempt - 1
                 return response
@@ -59,7 +59,7 @@ extension RequestOperationManager {
         }
         var handedOver = false
         defer { if !handedOver { self.runs.remove(run) } }
-        let (policy, interceptor) = self.settings.withLock { ($0.retryPolicy, $0.interceptor) }
+        let (policy, interceptor, budget) = self.settings.withLock { ($0.retryPolicy, $0.interceptor, $0.retryBudget) }
         var attempt = 1
         while true {
             var attemptRequest = request
@@ -80,7 +80,7 @@ extension RequestOperationManager {
             let delay: Duration
             do {
                 guard let retryDelay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
-                                                                 policy: policy, interceptor: interceptor) else {
+                                                                 policy: policy, interceptor: interceptor, budget: budget) else {
                     let (head, url) = try head.get()
                     handedOver = true
                     ended.whenEnded { [runs = self.runs] in runs.remove(run) }
@@ -100,20 +100,23 @@ extension RequestOperationManager {
     }
 
     /// How long to wait before sending the request again after attempt `attempt` ended with
-    /// `outcome` — the interceptor decides first, then the retry policy — or `nil` to keep the outcome.
+    /// `outcome` — the interceptor decides first, then the retry policy within the manager's retry
+    /// budget (an interceptor's own retries do not draw on it) — or `nil` to keep the outcome.
     ///
     /// - Throws: `TransferError/Code/requestBodyStreamExhausted` when a retry is due but the request's
     ///   streamed body was already read: it cannot be sent again.
     private static func retryDelay(
         after outcome: Result<TransferResponse, TransferError>, of request: TransferRequest, attempt: Int,
-        policy: RetryPolicy, interceptor: (any RequestInterceptor)?
+        policy: RetryPolicy, interceptor: (any RequestInterceptor)?, budget: RetryBudget?
     ) async throws -> Duration? {
+        if attempt == 1, policy.maximumAttempts > 1 { budget?.recordFirstAttempt() }
         var decision = RetryDecision.doNotRetry
         if let interceptor {
             decision = await interceptor.retry(request, after: outcome, attempt: attempt)
         }
         if decision == .doNotRetry, attempt < policy.maximumAttempts {
             decision = policy.decide(after: outcome.map(\.head), method: request.head.method, attempt: attempt)
+            if case .retry = decision, let budget, !budget.withdrawRetry() { decision = .doNotRetry }
         }
         guard case .retry(let delay) = decision else { return nil }
         if case .stream(let body) = request.body, body.hasStarted {

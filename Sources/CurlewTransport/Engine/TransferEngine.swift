@@ -77,6 +77,9 @@ public final class TransferEngine: Sendable {
     }
 
     let driver: MultiDriver
+    /// The budget the retries of ``execute(_:retry:)`` share (see ``RetryBudget``): the defaults,
+    /// 20 % of the first attempts of the last 10 seconds plus 10.
+    public let retryBudget = RetryBudget()
     private let isShutDown = Locked(false)
     private static let nextTransferID = Atomic<UInt64>(1)
 

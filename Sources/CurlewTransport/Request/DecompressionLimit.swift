@@ -1,8 +1,9 @@
-/// How far a compressed response body may expand while curl decodes it into memory.
+/// How far a compressed response body may expand while curl decodes it, into memory or into a file.
 ///
 /// A small hostile body can inflate enormously: 1 MB of gzip makes 1 GiB of zeros, and a
 /// doubly gzipped body (`Content-Encoding: gzip, gzip`) of a few kilobytes does the same. Collected
-/// in memory, such a body takes the process with it. With a ratio limit the transfer fails with
+/// in memory, such a body takes the process with it; streamed to a file, it fills the disk. With a
+/// ratio limit the transfer fails with
 /// ``TransferError/Code/responseTooLarge`` as soon as the decoded body is more than `ratio` times the
 /// bytes received for it (curl's count of body bytes on the wire, `CURLINFO_SIZE_DOWNLOAD_T`), once
 /// it is past a small allowance (``allowance``) that spares tiny bodies whose ratio says nothing.

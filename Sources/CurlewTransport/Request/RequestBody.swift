@@ -84,9 +84,16 @@ public enum ResponseDestination: Sendable, Hashable {
     /// Collected in memory, delivered as ``TransferResponse/body``.
     case memory
     /// Streamed to this file. The body is written to a temporary file beside it, which replaces the
-    /// destination only when the transfer succeeds; a failed or cancelled transfer leaves no file.
+    /// destination only when the transfer succeeds with a status in
+    /// ``TransferOptions/fileReplacementStatusCodes``. Anything else — another status, a failure, a
+    /// cancel, a full disk — leaves the destination as it was and no temporary file.
     case file(URL)
     /// Handed to a consumer as it arrives, with backpressure (see ``ResponseBodyStream``). Such a
     /// transfer ignores ``Transfer/pause()``: a consumer pauses it by not reading.
     case stream(ResponseBodyStream)
+
+    /// How many bytes of the body of a response that does not replace a file destination (its
+    /// status is not in ``TransferOptions/fileReplacementStatusCodes``) are kept in
+    /// ``TransferResponse/body``: 64 KiB, enough for an error page or a problem document.
+    public static let retainedErrorBodySize = 64 * 1024
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How one transfer behaves: timeouts, redirects, protocol, TLS, proxy and limits.
 ///
 /// The defaults are what a careful HTTP client does: connect and idle timeouts of 60 seconds (like
@@ -6,10 +8,12 @@
 ///
 /// They also hold against hostile responses: a body collected in memory may have at most 64 MiB
 /// (``maximumInMemoryBodySize``) and may expand at most 100-fold while it is decompressed
-/// (``decompressionLimit``); a response head may have at most 96 KiB (``maximumResponseHeadSize``).
-/// A body streamed to a file has no size limit unless ``maximumResponseBodySize`` sets one. Past a
-/// limit the transfer fails with ``TransferError/Code/responseTooLarge`` (or
-/// ``TransferError/Code/responseHeadTooLarge``) instead of growing without bound.
+/// (``decompressionLimit``, which holds bodies streamed to a file too); a response head may have at
+/// most 96 KiB (``maximumResponseHeadSize``). A body streamed to a file has no size limit unless
+/// ``maximumResponseBodySize`` sets one. Past a limit the transfer fails with
+/// ``TransferError/Code/responseTooLarge`` (or ``TransferError/Code/responseHeadTooLarge``) instead
+/// of growing without bound. A file destination is replaced only by the body of a response whose
+/// status is in ``fileReplacementStatusCodes`` (2xx by default).
 public struct TransferOptions: Sendable, Hashable {
     /// The longest time to establish the connection (TCP and TLS). `nil` waits as long as the OS does.
     public var connectTimeout: Duration? = .seconds(60)
@@ -73,9 +77,17 @@ public struct TransferOptions: Sendable, Hashable {
     /// raise it, or set `nil` to lift it. Bodies streamed to a file are not affected: download
     /// large bodies to a file (``ResponseDestination/file(_:)``).
     public var maximumInMemoryBodySize: Int64? = 64 << 20
-    /// How far a compressed body collected in memory may expand while it is decoded (see
-    /// ``DecompressionLimit``); `.ratio(100)` by default. Bodies streamed to a file are not affected.
+    /// How far a compressed body may expand while it is decoded (see ``DecompressionLimit``), in
+    /// memory or streamed to a file alike: a few kilobytes must not fill a disk any more than memory.
+    /// `.ratio(100)` by default.
     public var decompressionLimit: DecompressionLimit = .ratio(100)
+    /// The statuses whose body replaces a file destination (``ResponseDestination/file(_:)``);
+    /// 200–299 by default. A response with any other status leaves the destination exactly as it
+    /// was (absent, or its old bytes): it is delivered with no ``TransferResponse/fileURL`` and the
+    /// first bytes of its body (up to ``ResponseDestination/retainedErrorBodySize``) in
+    /// ``TransferResponse/body``, so that an error page never overwrites a user's file yet can still
+    /// be shown.
+    public var fileReplacementStatusCodes = IndexSet(integersIn: 200..<300)
     /// Fail with ``TransferError/Code/responseHeadTooLarge`` when the status line and headers of
     /// one response are longer than this many bytes.
     public var maximumResponseHeadSize: Int = 96 * 1024

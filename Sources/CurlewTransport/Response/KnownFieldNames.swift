@@ -5,14 +5,16 @@ import HTTPTypes
 /// `HTTPField.Name(_:)` builds a string, validates it as a token and lowercases it for comparison:
 /// for a typical response that is most of the cost of parsing its head. A name found here is one
 /// of swift-http-types' static names instead (which keep their canonical spelling, e.g.
-/// `Content-Length` for `content-length`: field names are case-insensitive). The three names the
-/// engine itself reads come back with their ``Role``, so it never looks them up again.
+/// `Content-Length` for `content-length`: field names are case-insensitive). The names the engine
+/// itself reads come back with their ``Role``, so it never looks them up again.
 enum KnownFieldNames {
     /// A field the engine reads while the head is parsed.
     enum Role: Hashable {
         case contentLength
         case contentEncoding
         case location
+        /// Only whether it is there: beside `Content-Length`, the framing is invalid.
+        case transferEncoding
     }
 
     struct Known {
@@ -24,7 +26,7 @@ enum KnownFieldNames {
         (.acceptRanges, nil), (.age, nil), (.cacheControl, nil), (.connection, nil), (.contentEncoding, .contentEncoding),
         (.contentLength, .contentLength), (.contentRange, nil), (.contentType, nil), (.date, nil), (.eTag, nil),
         (.expires, nil), (.lastModified, nil), (.location, .location), (.server, nil), (.setCookie, nil),
-        (.transferEncoding, nil), (.vary, nil), (.strictTransportSecurity, nil), (.xContentTypeOptions, nil),
+        (.transferEncoding, .transferEncoding), (.vary, nil), (.strictTransportSecurity, nil), (.xContentTypeOptions, nil),
         (.wwwAuthenticate, nil), (.retryAfter, nil), (.contentLanguage, nil), (.contentDisposition, nil),
         (.accessControlAllowOrigin, nil),
     ]

@@ -8,9 +8,13 @@ import HTTPTypes
 public struct TransferResponse: Sendable {
     /// Status and header fields of the final response (after redirects).
     public var head: HTTPResponse
-    /// The body, when the destination was ``ResponseDestination/memory``.
+    /// The body, when the destination was ``ResponseDestination/memory``; for a file destination
+    /// the response did not replace (its status is not in
+    /// ``TransferOptions/fileReplacementStatusCodes``), the body's first bytes (up to
+    /// ``ResponseDestination/retainedErrorBodySize``).
     public var body: Data?
-    /// The file holding the body, when the destination was ``ResponseDestination/file(_:)``.
+    /// The file holding the body, when the destination was ``ResponseDestination/file(_:)`` and the
+    /// response replaced it; `nil` otherwise (the destination was left as it was).
     public var fileURL: URL?
     /// The URL the final response came from.
     public var url: URL

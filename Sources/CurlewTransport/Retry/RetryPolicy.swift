@@ -27,6 +27,13 @@ import HTTPTypes
 /// operation.retryPolicy = RetryPolicy(maximumAttempts: 5, initialBackoff: .milliseconds(100))
 /// ```
 ///
+/// A policy decides for one request. When a server fails every request, many requests retrying on
+/// their own multiply its load just when it can least take it; a ``RetryBudget`` shared by them caps
+/// their retries together (by default at 20 % of their first attempts, plus 10 per 10 seconds), and a
+/// retry it refuses is not made. ``TransferEngine/execute(_:retry:)`` draws on the engine's budget,
+/// the operations of a `RequestOperationManager` on the manager's (its `retryBudget`); a
+/// `RequestOperation` on its own has none unless given one.
+///
 /// ``decide(after:method:attempt:now:using:)`` is the whole decision, with no I/O: tests pass in the
 /// clock and the random source.
 public struct RetryPolicy: Sendable, Hashable {

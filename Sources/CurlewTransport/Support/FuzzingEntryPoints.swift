@@ -23,11 +23,14 @@ public enum FuzzingEntryPoints {
             case .tooLarge:
                 precondition(size > 4096, "a head of \(size) bytes was called too large")
                 return
-            case .malformed:
+            case .malformed, .invalidFraming:
                 return
             case .complete(let head):
                 precondition(size <= 4096, "a head of \(size) bytes passed a 4096-byte limit")
                 precondition((100...999).contains(head.status.code))
+                let lengths = head.headerFields[values: .contentLength]
+                precondition(lengths.allSatisfy { ResponseHeadParser.contentLength($0) == parser.facts.contentLength },
+                             "a head with Content-Length \(lengths) passed as \(String(describing: parser.facts.contentLength))")
                 if let validator = ResumeValidator(head) {
                     precondition(head.status.code == 200)
                     _ = ResumePlanner.decide(head, for: ResumeRequest(offset: 10, validator: validator))

@@ -2,8 +2,9 @@
 /// with no I/O: the transfer passes the counts in.
 ///
 /// Which limits apply depends on where the body goes: a body collected in memory is held to
-/// ``TransferOptions/maximumInMemoryBodySize`` and ``TransferOptions/decompressionLimit``; any body
-/// to ``TransferOptions/maximumResponseBodySize``. The smaller size limit wins.
+/// ``TransferOptions/maximumInMemoryBodySize``; any body, in memory or streamed to a file, to
+/// ``TransferOptions/maximumResponseBodySize`` and ``TransferOptions/decompressionLimit``. The
+/// smaller size limit wins.
 struct ResponseBodyLimits: Hashable {
     /// A size limit, and whether it is the in-memory one.
     struct Maximum: Hashable {
@@ -13,7 +14,7 @@ struct ResponseBodyLimits: Hashable {
 
     /// The most bytes the body may have.
     let maximum: Maximum?
-    /// How far a decoded body may expand (`.none` for bodies streamed to a file).
+    /// How far a decoded body may expand.
     let decompression: DecompressionLimit
 
     init(options: TransferOptions, destination: ResponseDestination) {
@@ -24,7 +25,7 @@ struct ResponseBodyLimits: Hashable {
             maximum = Maximum(bytes: limit, inMemory: true)
         }
         self.maximum = maximum
-        self.decompression = inMemory ? options.decompressionLimit : .none
+        self.decompression = options.decompressionLimit
     }
 
     /// The failure a `Content-Length` of `length` already makes certain, if any.

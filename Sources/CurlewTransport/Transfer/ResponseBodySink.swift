@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// Where a transfer writes response body bytes: memory, a temporary file that replaces the
-/// destination on success, or a consumer's stream. Used on the engine's context only.
+/// Where a transfer writes response body bytes: memory, a consumer's stream, or a temporary file that
+/// replaces the destination only when the response is one to keep (``finish(replacingFile:)``). Used
+/// on the engine's context only.
 ///
 /// A body in memory starts as `Data`; from ``mappingThreshold`` bytes on (known from
 /// `Content-Length`, or reached while writing) it moves to pages of its own (``PageBuffer``),
@@ -40,7 +41,8 @@ struct ResponseBodySink {
             let directory = url.deletingLastPathComponent().path
             let name = ".\(url.lastPathComponent).curlew-\(UInt32.random(in: .min ... .max)).partial"
             let temporaryPath = (directory.isEmpty ? "." : directory) + "/" + name
-            let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            // Read and write: an error response's first bytes are read back (`finish(replacingFile: false)`).
+            let descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 throw TransferError(.cannotWriteToFile, "Cannot create \(temporaryPath): \(Self.lastError())")
             }
@@ -127,8 +129,10 @@ struct ResponseBodySink {
         self.count = 0
     }
 
-    /// Completes the sink: the memory body, or the file moved into place.
-    mutating func finish() throws(TransferError) -> (body: Data?, fileURL: URL?) {
+    /// Completes the sink: the memory body, or the file. With `replacingFile` the temporary file
+    /// replaces the destination; without, the destination is left as it was, the temporary file is
+    /// removed, and its first ``ResponseDestination/retainedErrorBodySize`` bytes are the body.
+    mutating func finish(replacingFile: Bool = true) throws(TransferError) -> (body: Data?, fileURL: URL?) {
         let storage = self.storage
         self.storage = .closed
         switch storage {
@@ -138,6 +142,11 @@ struct ResponseBodySink {
             return (nil, nil)
         case .mapped(let pages):
             return (pages.handOver(), nil)
+        case .file(let descriptor, let temporaryPath, _) where !replacingFile:
+            let retained = Self.prefix(of: descriptor, count: Int(min(self.count, Int64(ResponseDestination.retainedErrorBodySize))))
+            close(descriptor)
+            unlink(temporaryPath)
+            return (retained, nil)
         case .file(let descriptor, let temporaryPath, let destination):
             let closed = close(descriptor) == 0
             guard closed, rename(temporaryPath, destination.path) == 0 else {
@@ -158,6 +167,24 @@ struct ResponseBodySink {
             unlink(temporaryPath)
         }
         self.storage = .closed
+    }
+
+    /// The first `count` bytes of the file open at `descriptor` (fewer if reading fails: they only
+    /// show what an error response said).
+    private static func prefix(of descriptor: Int32, count: Int) -> Data {
+        var data = Data(count: count)
+        let read = data.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var offset = 0
+            while offset < count {
+                let result = pread(descriptor, base + offset, count - offset, off_t(offset))
+                if result < 0 && errno == EINTR { continue }
+                guard result > 0 else { break }
+                offset += result
+            }
+            return offset
+        }
+        return data.prefix(read)
     }
 
     static func lastError() -> String {

@@ -50,13 +50,12 @@ extension Transfer {
             self.machine.failed(TransferError(.badServerResponse, "The response status line is not HTTP.",
                                               failingURL: self.currentURL))
             return false
+        case .invalidFraming(let reason):
+            self.machine.failed(TransferError(.badServerResponse, reason, failingURL: self.currentURL))
+            return false
         case .complete(let head):
-            let facts = self.parser.facts ?? ResponseHeadParser.Facts(
-                contentLength: head.headerFields[.contentLength].flatMap { Int64($0) },
-                isContentEncoded: head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false,
-                location: head.headerFields[.location])
             if self.mayBeAnsweredByCurl(head) { self.parser.acceptFollowingResponse() }
-            return self.headArrived(head, facts)
+            return self.headArrived(head, self.parser.facts)
         }
     }
 
@@ -259,7 +258,9 @@ extension Transfer {
         }
         let stored: (body: Data?, fileURL: URL?)
         do {
-            stored = try self.sink?.finish() ?? (nil, nil)
+            // A file destination takes only the body of a status the request keeps (not an error page).
+            let replacesFile = self.request.options.fileReplacementStatusCodes.contains(head.status.code)
+            stored = try self.sink?.finish(replacingFile: replacesFile) ?? (nil, nil)
         } catch {
             return .failure(error)
         }
