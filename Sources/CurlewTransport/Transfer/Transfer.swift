@@ -57,6 +57,8 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// What was left of the total timeout when the transfer paused (time paused does not count).
     @exclusivity(unchecked) var timeoutLeftWhilePaused: Duration?
+    /// The download this transfer continues, until it starts (``makeSink()``).
+    @exclusivity(unchecked) var resumeData: ResumeData?
 
     init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
         self.request = request
@@ -150,7 +152,7 @@ public final class Transfer: @unchecked Sendable {
                 self.progress.expectedBytesToSend = source.length
                 self.source = source
             }
-            self.sink = try ResponseBodySink(self.request.destination)
+            self.sink = try self.makeSink()
             try self.launch()
         } catch {
             self.completeNow(.failure(error))
