@@ -25,7 +25,7 @@ struct CacheDirectory: Sendable {
 
     /// Opens `url`, creating it (mode `0700`) when missing.
     ///
-    /// - Throws: ``TransferError`` with ``TransferError/Code/cannotWriteToFile`` when it cannot be
+    /// - Throws: `TransferError` with `TransferError/Code/cannotWriteToFile` when it cannot be
     ///   created or is not a directory.
     init(url: URL) throws(TransferError) {
         self.url = url.standardizedFileURL

@@ -12,17 +12,22 @@ import HTTPTypes
 enum CacheFreshness {
     /// The freshness lifetime of `entry`, in seconds.
     static func lifetime(of entry: CachedResponse) -> TimeInterval {
-        let control = CacheControl(entry.head.headerFields)
+        self.lifetime(of: entry.head, receivedAt: entry.responseTime)
+    }
+
+    /// The freshness lifetime of a response with `head` that arrived at `responseTime`, in seconds.
+    static func lifetime(of head: HTTPResponse, receivedAt responseTime: Date) -> TimeInterval {
+        let control = CacheControl(head.headerFields)
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
-        guard let expiresValue = entry.head.headerFields[.expires] else { return 0 }
-        guard let expires = HTTPDate.parse(expiresValue, now: entry.responseTime) else { return 0 }
-        return max(0, expires.timeIntervalSince(Self.dateValue(of: entry)))
+        guard let expiresValue = head.headerFields[.expires] else { return 0 }
+        guard let expires = HTTPDate.parse(expiresValue, now: responseTime) else { return 0 }
+        return max(0, expires.timeIntervalSince(Self.dateValue(of: head, receivedAt: responseTime)))
     }
 
     /// The current age of `entry` at `now`, in seconds (RFC 9111 §4.2.3): the age it had when it
     /// arrived — from its `Date`, its `Age`, and the time the request took — plus the time since.
     static func currentAge(of entry: CachedResponse, now: Date) -> TimeInterval {
-        let apparentAge = max(0, entry.responseTime.timeIntervalSince(Self.dateValue(of: entry)))
+        let apparentAge = max(0, entry.responseTime.timeIntervalSince(Self.dateValue(of: entry.head, receivedAt: entry.responseTime)))
         let ageValue = TimeInterval(CacheControl.deltaSeconds(entry.head.headerFields[.age]?.trimmingWhitespace()))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
@@ -31,7 +36,7 @@ enum CacheFreshness {
     }
 
     /// The response's `Date`, or the time it arrived when it has none (or an unreadable one).
-    private static func dateValue(of entry: CachedResponse) -> Date {
-        entry.head.headerFields[.date].flatMap { HTTPDate.parse($0, now: entry.responseTime) } ?? entry.responseTime
+    private static func dateValue(of head: HTTPResponse, receivedAt responseTime: Date) -> Date {
+        head.headerFields[.date].flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
     }
 }

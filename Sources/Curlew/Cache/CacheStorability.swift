@@ -46,10 +46,8 @@ enum CacheStorability {
     static func entry(
         for request: TransferRequest, response: TransferResponse, requestTime: Date, responseTime: Date
     ) -> Result<CachedResponse, Refusal> {
-        guard CacheEligibility.isEligible(request), let key = CacheKey.key(for: request.head) else {
-            return .failure(.ineligibleRequest)
-        }
-        guard response.metrics.redirectCount == 0, CacheKey.key(for: response.url) == key else { return .failure(.redirected) }
+        guard CacheEligibility.isEligible(request) else { return .failure(.ineligibleRequest) }
+        guard response.metrics.redirectCount == 0 else { return .failure(.redirected) }
         let head = response.head
         guard Self.storableStatuses.contains(head.status.code), head.headerFields[.contentRange] == nil else {
             return .failure(.status)
@@ -63,16 +61,19 @@ enum CacheStorability {
               !names.contains(where: CacheVariant.unstorableVaryingNames.contains) else {
             return .failure(.vary)
         }
+        let hasValidator = head.headerFields[.eTag] != nil || head.headerFields[.lastModified] != nil
+        let mayBeFresh = !control.noCache && CacheFreshness.lifetime(of: head, receivedAt: responseTime) > 0
+        guard hasValidator || mayBeFresh else { return .failure(.unusable) }
         guard let body = response.body else { return .failure(.noBody) }
+        // Last, as it parses URLs: the response must come from the request's own URL.
+        guard let key = CacheKey.key(for: request.head), CacheKey.key(for: response.url) == key else {
+            return .failure(.redirected)
+        }
         var stored = head
         for name in Self.unstoredFields { stored.headerFields[name] = nil }
-        let entry = CachedResponse(
+        return .success(CachedResponse(
             key: key, url: response.url, head: stored, requestTime: requestTime, responseTime: responseTime,
             varying: CacheVariant.fields(of: request.head, named: names),
-            bodyCoding: CacheVariant.bodyCoding(of: head, for: request), bodyLength: body.count)
-        let hasValidator = head.headerFields[.eTag] != nil || head.headerFields[.lastModified] != nil
-        let mayBeFresh = !control.noCache && CacheFreshness.lifetime(of: entry) > 0
-        guard hasValidator || mayBeFresh else { return .failure(.unusable) }
-        return .success(entry)
+            bodyCoding: CacheVariant.bodyCoding(of: head, for: request), bodyLength: body.count))
     }
 }

@@ -22,7 +22,7 @@ import HTTPTypes
 ///   and a 304 is answered with the stored response — its status, its body, its header fields
 ///   updated from the 304 — so the caller never sees the 304;
 /// - otherwise the request goes out as it is, and a storable response is stored.
-/// ``TransferMetrics/cacheOutcome`` says which happened. Other requests go straight through,
+/// `TransferMetrics/cacheOutcome` says which happened. Other requests go straight through,
 /// but unsafe ones (POST, PUT, DELETE…) drop what the cache holds for their URL.
 ///
 /// It keeps the seam's contract: lookups run on the cache's own queue, never inside `start()`; a

@@ -102,7 +102,7 @@ public final class HTTPCache: Sendable {
     ///   - directory: A `file:` URL; created (mode `0700`) when missing.
     ///   - limits: How much it holds.
     ///   - now: The clock freshness is measured with; the system's by default.
-    /// - Throws: ``TransferError`` with ``TransferError/Code/cannotWriteToFile`` when the directory
+    /// - Throws: `TransferError` with `TransferError/Code/cannotWriteToFile` when the directory
     ///   cannot be created.
     public init(directory: URL, limits: Limits = Limits(), now: @escaping @Sendable () -> Date = { Date() }) throws(TransferError) {
         let files = try CacheDirectory(url: directory)
