@@ -191,7 +191,10 @@ public final class HTTPCache: Sendable {
             return body
         }
         return self.state.withLock { state in
-            guard let body = state.bodies[record.id] else { return nil }
+            guard let body = state.bodies[record.id] else {
+                _ = state.index.remove(id: record.id)
+                return nil
+            }
             state.index.touch(record.id)
             return body
         }
