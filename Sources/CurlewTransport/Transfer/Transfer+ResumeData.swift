@@ -44,31 +44,31 @@ extension Transfer {
                           bytesKept: kept.count, validator: validator, responseHead: head)
     }
 
-    /// The sink of a starting transfer: the partial file of its resume data when the data applies
-    /// (``ResumeData/continuation(for:)``) and the file still holds what it recorded — the first
-    /// attempt then asks for the rest with a range request — otherwise a new temporary file (or
-    /// memory). Resume data for this destination that cannot be used has its partial file removed.
-    func makeSink() throws(TransferError) -> ResponseBodySink {
-        guard let data = self.resumeData, case .file(let destination) = self.request.destination else {
-            return try ResponseBodySink(self.request.destination)
-        }
+    /// Makes a starting transfer continue its resume data, when the data applies
+    /// (``ResumeData/continuation(for:)``) and its partial file still holds what it recorded: the
+    /// sink becomes that file, and the first attempt asks for the rest with a range request.
+    /// Otherwise the transfer keeps its new sink and starts over; resume data for this destination
+    /// that cannot be used has its partial file removed.
+    func continueFromResumeData() {
+        guard let data = self.resumeData, case .file(let destination) = self.request.destination else { return }
         self.resumeData = nil
         guard let continuation = data.continuation(for: self.request),
-              let sink = try? ResponseBodySink(continuing: continuation.partialPath, count: continuation.offset,
-                                               destination: destination) else {
+              let continuing = try? ResponseBodySink(continuing: continuation.partialPath, count: continuation.offset,
+                                                     destination: destination) else {
             if data.belongsToDestination,
                destination.standardizedFileURL.path == data.destination.standardizedFileURL.path {
                 unlink(data.partialFile.standardizedFileURL.path)
             }
-            return try ResponseBodySink(self.request.destination)
+            return
         }
+        self.sink?.discard()
+        self.sink = continuing
         self.deliveredHead = data.responseHead
         self.progress.bytesReceived = continuation.offset
         if data.responseHead.headerFields[.contentEncoding] == nil {
             self.progress.expectedBytesToReceive = data.responseHead.headerFields[.contentLength].flatMap { Int64($0) }
         }
         self.attempt?.resume = ResumeRequest(offset: continuation.offset, validator: continuation.validator)
-        return sink
     }
 }
 

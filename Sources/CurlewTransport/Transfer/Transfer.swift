@@ -52,13 +52,13 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var source: RequestBodySource?
     @exclusivity(unchecked) var progress = TransferProgress()
     @exclusivity(unchecked) var resumeCount = 0
+    /// The download this transfer continues, until it starts (``continueFromResumeData()``).
+    @exclusivity(unchecked) var resumeData: ResumeData?
     /// When the total timeout (``TransferOptions/timeout``) runs out, while running; the engine
     /// completes the transfer as timed out then, wherever it waits.
     @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// What was left of the total timeout when the transfer paused (time paused does not count).
     @exclusivity(unchecked) var timeoutLeftWhilePaused: Duration?
-    /// The download this transfer continues, until it starts (``makeSink()``).
-    @exclusivity(unchecked) var resumeData: ResumeData?
 
     init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
         self.request = request
@@ -152,7 +152,8 @@ public final class Transfer: @unchecked Sendable {
                 self.progress.expectedBytesToSend = source.length
                 self.source = source
             }
-            self.sink = try self.makeSink()
+            self.sink = try ResponseBodySink(self.request.destination)
+            self.continueFromResumeData()
             try self.launch()
         } catch {
             self.completeNow(.failure(error))
