@@ -81,7 +81,7 @@ struct ResumeDataDecisionTests {
         }
         var sink = try ResponseBodySink(continuing: partial.path, count: 6, destination: destination)
         #expect(sink.count == 6)
-        try Data("gh".utf8).withUnsafeBytes { try sink.write($0) }
+        try Data("gh".utf8).withUnsafeBytes { bytes in _ = try sink.write(bytes) }
         let detached = sink.keepPartialFile()
         let kept = try #require(detached)
         #expect(kept.path == partial.path && kept.count == 8)
