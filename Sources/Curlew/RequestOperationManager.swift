@@ -61,6 +61,8 @@ public final class RequestOperationManager: Sendable {
     public let operationQueue: OperationQueue
     /// The cookie jar shared by the manager's transfers, when cookies are on (see ``CookieStorage``).
     public let cookieJar: CookieJar?
+    /// The HTTP cache answering the manager's GETs, when it was made with one (see ``HTTPCache``).
+    public let cache: HTTPCache?
 
     /// What the manager's transfers go through: the transport, with metrics and logging around it.
     let instrumented: InstrumentedTransport
@@ -99,6 +101,7 @@ public final class RequestOperationManager: Sendable {
     ///   - backend: The scheduler the engine runs on; `.dispatch` by default.
     ///   - configuration: The engine's connection limits.
     ///   - cookies: `.off` (the default), `.inMemory` (a jar of the manager's own) or a shared jar.
+    ///   - cache: An HTTP cache for the manager's GETs (``HTTPCache``); none by default.
     ///   - logger: Where requests are logged: start, finish and failure at `.debug`, curl's wire
     ///     trace (credentials redacted) at `.trace`. By default nothing is logged.
     ///   - metricsFactory: Where request metrics go; the bootstrapped `MetricsSystem.factory` by
@@ -108,12 +111,13 @@ public final class RequestOperationManager: Sendable {
         backend: Backend = .dispatch,
         configuration: TransferEngine.Configuration = TransferEngine.Configuration(),
         cookies: CookieStorage = .off,
+        cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         let engine = TransferEngine(scheduler: backend.makeScheduler(), configuration: configuration)
         self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: true,
-                  cookies: cookies, logger: logger, metricsFactory: metricsFactory)
+                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
     }
 
     /// Creates a manager on an engine you made (and keep: the manager never shuts it down).
@@ -122,17 +126,19 @@ public final class RequestOperationManager: Sendable {
     ///   - baseURL: Where relative paths are resolved.
     ///   - engine: Any `TransferEngine`, on any scheduler.
     ///   - cookies: `.off` (the default), `.inMemory` or a shared jar.
+    ///   - cache: An HTTP cache for the manager's GETs; none by default.
     ///   - logger: Where requests are logged; nothing by default.
     ///   - metricsFactory: Where request metrics go.
     public convenience init(
         baseURL: URL? = nil,
         engine: TransferEngine,
         cookies: CookieStorage = .off,
+        cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: false,
-                  cookies: cookies, logger: logger, metricsFactory: metricsFactory)
+                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
     }
 
     /// Creates a manager on any `TransferRunning` — typically a ``StubTransport`` in unit tests.
@@ -147,29 +153,34 @@ public final class RequestOperationManager: Sendable {
     ///   - baseURL: Where relative paths are resolved.
     ///   - transport: Runs the transfers; a `TransferEngine` is used as an engine.
     ///   - cookies: `.off` (the default), `.inMemory` or a shared jar (only an engine uses it).
+    ///   - cache: An HTTP cache for the manager's GETs, in front of `transport`; none by default.
     ///   - logger: Where requests are logged; nothing by default.
     ///   - metricsFactory: Where request metrics go.
     public convenience init(
         baseURL: URL? = nil,
         transport: any TransferRunning,
         cookies: CookieStorage = .off,
+        cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.init(baseURL: baseURL, transport: transport, engine: transport as? TransferEngine, ownsEngine: false,
-                  cookies: cookies, logger: logger, metricsFactory: metricsFactory)
+                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
     }
 
     private init(
         baseURL: URL?, transport: any TransferRunning, engine: TransferEngine?, ownsEngine: Bool,
-        cookies: CookieStorage, logger: Logger, metricsFactory: any MetricsFactory
+        cookies: CookieStorage, cache: HTTPCache?, logger: Logger, metricsFactory: any MetricsFactory
     ) {
         self.baseURL = baseURL.map(Self.withTrailingSlash)
         self.transport = transport
         self.engine = engine
         self.ownsEngine = ownsEngine
         self.cookieJar = cookies.makeJar()
-        self.instrumented = InstrumentedTransport(base: transport, logger: logger, metrics: RequestMetrics(factory: metricsFactory))
+        self.cache = cache
+        // The cache sits inside the instrumentation: a request it answers is still counted and logged.
+        let cached: any TransferRunning = cache.map { CachingTransport(base: transport, cache: $0) } ?? transport
+        self.instrumented = InstrumentedTransport(base: cached, logger: logger, metrics: RequestMetrics(factory: metricsFactory))
         self.settings = Locked(Settings())
         let queue = OperationQueue()
         queue.name = "curlew.manager"

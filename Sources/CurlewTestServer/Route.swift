@@ -28,6 +28,7 @@
 /// | `.responseHeader(name:value:)` | `/response-header?name=…&value=…` |
 /// | `.basicAuth(user:password:)` | `/basic-auth/user/password` |
 /// | `.digestAuth(user:password:)` | `/digest-auth/user/password` |
+/// | `.cached(key:cacheControl:etag:lastModified:vary:)` | `/cached/key?cache-control=…&etag=0&lastmodified=1&vary=name` (non-defaults only) |
 ///
 /// Numbers are plain decimal digits. Beyond these limits the answer is 400: delays and intervals up to
 /// 3,600,000 ms, chunk and drip-piece sizes up to 16 MiB, entity versions 1...1,000,000, huge headers up
@@ -137,6 +138,17 @@ public enum Route: Sendable, Hashable {
     /// The same with HTTP Digest (RFC 7616, MD5, `qop=auth`): a 401 challenge with a fixed nonce
     /// unless the `Authorization: Digest` answer's response hash is right for `user` and `password`.
     case digestAuth(user: String, password: String)
+    /// A small representation with caching headers, for HTTP caches: `Cache-Control: cacheControl`
+    /// when given, `ETag: "<key>"` with `etag`, a fixed `Last-Modified` with `lastModified`, and
+    /// `Vary: vary` when given. Any method is answered, and counted per `key` like ``flaky(key:failures:status:retryAfter:)``
+    /// (``TestServer/requests(forKey:)``); every answer carries `X-Request-Number: <n>`, the count.
+    ///
+    /// A GET or HEAD whose `If-None-Match` lists the ETag (or `*`) — or, without `If-None-Match`,
+    /// whose `If-Modified-Since` is the `Last-Modified` — gets 304 with those headers and no body.
+    /// Anything else gets 200 `text/plain` with the body `cached <key> #<n>\n` (with `vary`:
+    /// `cached <key> #<n> <the request's value of the header vary names>\n`), so a body tells which
+    /// request made it. `key` is letters, digits, `-` and `_`; `vary` one header name.
+    case cached(key: String, cacheControl: String? = nil, etag: Bool = true, lastModified: Bool = false, vary: String? = nil)
 
     /// The path and query this route is served at, for example `/bytes/13`.
     public var path: String {
@@ -204,6 +216,13 @@ public enum Route: Sendable, Hashable {
             return "/basic-auth/\(PercentEncoding.encode(user))/\(PercentEncoding.encode(password))"
         case .digestAuth(let user, let password):
             return "/digest-auth/\(PercentEncoding.encode(user))/\(PercentEncoding.encode(password))"
+        case .cached(let key, let cacheControl, let etag, let lastModified, let vary):
+            var query: [String] = []
+            if let cacheControl { query.append("cache-control=\(PercentEncoding.encode(cacheControl))") }
+            if !etag { query.append("etag=0") }
+            if lastModified { query.append("lastmodified=1") }
+            if let vary { query.append("vary=\(PercentEncoding.encode(vary))") }
+            return "/cached/\(key)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         }
     }
 

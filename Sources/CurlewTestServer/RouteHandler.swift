@@ -340,6 +340,10 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.respond(head: self.head(.unauthorized, headers, request: request), body: body,
                              request: request, context: context)
             }
+        case .cached(let key, let cacheControl, let etag, let lastModified, let vary):
+            self.serveCached(key: key, cacheControl: cacheControl, etag: etag ? "\"\(key)\"" : nil,
+                             lastModified: lastModified ? EntityValidators.lastModified(version: 1) : nil, vary: vary,
+                             request: request, context: context)
         case .hugeHeaders(let kilobytes):
             var headers = HugeHeaders.make(kilobytes: kilobytes)
             headers.add(name: "content-type", value: "text/plain")
@@ -492,6 +496,37 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             ),
             request: request, context: context
         )
+    }
+
+    private func serveCached(
+        key: String, cacheControl: String?, etag: String?, lastModified: String?, vary: String?,
+        request: Request, context: ChannelHandlerContext
+    ) {
+        let number = self.stats.nextRequest(forKey: key)
+        var headers = HTTPHeaders([("x-request-number", String(number))])
+        if let cacheControl { headers.add(name: "cache-control", value: cacheControl) }
+        if let etag { headers.add(name: "etag", value: etag) }
+        if let lastModified { headers.add(name: "last-modified", value: lastModified) }
+        if let vary { headers.add(name: "vary", value: vary) }
+        let requestHeaders = request.head.headers
+        let ifNoneMatch = requestHeaders["if-none-match"].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        var notModified = false
+        if request.head.method == .GET || request.head.method == .HEAD {
+            if !ifNoneMatch.isEmpty {
+                notModified = ifNoneMatch.contains("*") || etag.map { ifNoneMatch.contains($0) || ifNoneMatch.contains("W/" + $0) } ?? false
+            } else if let lastModified, let since = requestHeaders.first(name: "if-modified-since") {
+                notModified = since == lastModified
+            }
+        }
+        if notModified {
+            self.respond(head: self.head(.notModified, headers, request: request), body: nil, request: request, context: context)
+            return
+        }
+        var text = "cached \(key) #\(number)"
+        if let vary { text += " " + requestHeaders[vary].joined(separator: ", ") }
+        self.respond(.ok, body: ByteBuffer(string: text + "\n"), extraHeaders: headers.map { ($0.name, $0.value) },
+                     request: request, context: context)
     }
 
     private func redirect(to location: String, status: Int, request: Request, context: ChannelHandlerContext) {

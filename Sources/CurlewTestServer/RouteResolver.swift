@@ -106,6 +106,15 @@ enum ResolvedRoute: Hashable {
             let password = PercentEncoding.decode(segments[2])
             return .route(first == "basic-auth" ? .basicAuth(user: user, password: password)
                           : .digestAuth(user: user, password: password))
+        case "cached":
+            guard segments.count == 2, let key = argument, !key.isEmpty,
+                key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }),
+                target.queryValue("vary").map(isCookieName) ?? true
+            else { return .badRequest("usage: /cached/<key>[?cache-control=<value>&etag=0&lastmodified=1&vary=<name>]") }
+            return .route(.cached(key: String(key), cacheControl: target.queryValue("cache-control"),
+                                  etag: target.queryValue("etag").map(flag) ?? true,
+                                  lastModified: target.queryValue("lastmodified").map(flag) ?? false,
+                                  vary: target.queryValue("vary")))
         case "reset" where segments.count == 1:
             return .route(.reset)
         case "huge-headers":

@@ -16,6 +16,10 @@ import Glibc
 /// and expiry, as browsers do; never to another host — with every request that uses the jar.
 /// Without a jar (the default) cookies are neither stored nor sent.
 ///
+/// A jar lives in memory; one made with ``init(file:maximumFileSize:)`` starts with the cookies of
+/// a cookie file in curl's Netscape format and ``save()`` writes it back there, so it can be shared
+/// with the `curl` command (`curl -b file -c file`) and kept across runs.
+///
 /// ```swift
 /// let jar = CookieJar()
 /// var request = TransferRequest(url: loginURL, method: .post)
@@ -41,8 +45,18 @@ public final class CookieJar: @unchecked Sendable, Hashable, CustomStringConvert
     private let mutexes: UnsafeMutablePointer<pthread_mutex_t>
     private static let mutexCount = Int(CURL_LOCK_DATA_LAST.rawValue)
 
+    /// The cookie file the jar was loaded from and ``save()`` writes to; `nil` for a jar in memory
+    /// only (see ``init(file:maximumFileSize:)``).
+    public let file: URL?
+
     /// Creates an empty jar, in memory.
-    public init() {
+    public convenience init() {
+        self.init(tiedTo: nil)
+    }
+
+    /// Creates an empty jar tied to `file` (not read yet).
+    init(tiedTo file: URL?) {
+        self.file = file
         LibCurl.ensureInitialized()
         guard let share = curl_share_init() else {
             preconditionFailure("curl_share_init failed: out of memory")
@@ -112,7 +126,7 @@ public final class CookieJar: @unchecked Sendable, Hashable, CustomStringConvert
 
     /// curl's cookie list (`CURLINFO_COOKIELIST`), read through a handle of its own attached to the
     /// share for the moment.
-    private func netscapeLines() -> [String] {
+    func netscapeLines() -> [String] {
         guard let easy = EasyHandle() else { return [] }
         _ = ccurl_easy_setopt_ptr(easy.raw, CURLOPT_SHARE, self.share)
         var list: UnsafeMutablePointer<curl_slist>?

@@ -43,6 +43,9 @@ public struct TransferMetrics: Sendable, Hashable {
     /// attempts made are `retryCount + 1`. Set by ``TransferEngine/execute(_:retry:)`` and by
     /// `RequestOperation`; a single ``Transfer`` never retries, and reports 0.
     public var retryCount: Int = 0
+    /// Whether an HTTP cache answered (`CachingTransport`, module `Curlew`): `nil` when no cache
+    /// looked at the request.
+    public var cacheOutcome: CacheOutcome?
     /// New connections the final attempt opened (0 when it reused a pooled connection).
     public var connectionsOpened: Int = 0
     /// Time from the final attempt's start until the name was resolved.

@@ -52,6 +52,25 @@ struct ResponseBodySink {
         }
     }
 
+    /// Opens the partial file of an earlier download to `destination` (see ``ResumeData``) to
+    /// continue it: bytes past `count` are cut off and writing continues from there.
+    /// - Throws: ``TransferError/Code/cannotOpenFile`` when the file is not there, is not a
+    ///   regular file, or holds fewer than `count` bytes.
+    init(continuing partialPath: String, count: Int64, destination: URL) throws(TransferError) {
+        let descriptor = open(partialPath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            throw TransferError(.cannotOpenFile, "Cannot open \(partialPath): \(Self.lastError())")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) >= count,
+              ftruncate(descriptor, off_t(count)) == 0, lseek(descriptor, off_t(count), SEEK_SET) == count else {
+            close(descriptor)
+            throw TransferError(.cannotOpenFile, "\(partialPath) does not hold the \(count) bytes to continue from.")
+        }
+        self.storage = .file(descriptor: descriptor, temporaryPath: partialPath, destination: destination)
+        self.count = count
+    }
+
     /// Reserves memory for a body of known length (memory sinks only; capped, a hint not a promise).
     mutating func reserve(_ length: Int64) {
         guard case .memory(var data) = self.storage, length > 0 else { return }
@@ -158,6 +177,19 @@ struct ResponseBodySink {
         case .closed:
             return (nil, nil)
         }
+    }
+
+    /// Closes a file sink without removing its temporary file, which keeps the body so far for a
+    /// later transfer (``ResumeData``); returns the file's path and length. `nil` for a memory sink.
+    mutating func keepPartialFile() -> (path: String, count: Int64)? {
+        guard case .file(let descriptor, let temporaryPath, _) = self.storage else { return nil }
+        self.storage = .closed
+        let synced = fsync(descriptor) == 0
+        guard close(descriptor) == 0, synced else {
+            unlink(temporaryPath)
+            return nil
+        }
+        return (temporaryPath, self.count)
     }
 
     /// Abandons the sink: a failed or cancelled transfer leaves no file behind.

@@ -52,6 +52,8 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var source: RequestBodySource?
     @exclusivity(unchecked) var progress = TransferProgress()
     @exclusivity(unchecked) var resumeCount = 0
+    /// The download this transfer continues, until it starts (``continueFromResumeData()``).
+    @exclusivity(unchecked) var resumeData: ResumeData?
     /// When the total timeout (``TransferOptions/timeout``) runs out, while running; the engine
     /// completes the transfer as timed out then, wherever it waits.
     @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
@@ -159,6 +161,7 @@ public final class Transfer: @unchecked Sendable {
             }
             try self.claimStreams()
             self.sink = try ResponseBodySink(self.request.destination)
+            self.continueFromResumeData()
             try self.launch()
         } catch {
             self.completeNow(.failure(error))
