@@ -1,7 +1,9 @@
 import CurlewOperations
 import CurlewTransport
 import Foundation
+import HTTPTypes
 import Logging
+import Synchronization
 
 /// A manager's transport with its metrics and logs around it: every transfer the manager runs is
 /// counted (``RequestMetrics``) and logged at `.debug` when it starts and when it ends.
@@ -36,8 +38,9 @@ final class InstrumentedTransport: TransferRunning, Sendable {
     }
 
     func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl {
-        let watcher = Watcher(request: request, observer: observer, transport: self)
-        return Control(base: self.base.makeTransfer(request, observer: watcher), watcher: watcher)
+        let instrumented = InstrumentedTransfer(head: request.head, observer: observer, transport: self)
+        instrumented.base = self.base.makeTransfer(request, observer: instrumented)
+        return instrumented
     }
 
     /// The base transport's: an operation's hand-offs wait for the events the engine has in hand.
@@ -45,58 +48,51 @@ final class InstrumentedTransport: TransferRunning, Sendable {
         self.base.afterCurrentEvents(work)
     }
 
-    /// Forwards the controls; the first `start()` counts the transfer as in flight.
-    private final class Control: TransferControl, Sendable {
-        let base: any TransferControl
-        let watcher: Watcher
-
-        init(base: any TransferControl, watcher: Watcher) {
-            self.base = base
-            self.watcher = watcher
-        }
-
-        func start() {
-            self.watcher.started()
-            self.base.start()
-        }
-
-        func cancel() { self.base.cancel() }
-        func pause() { self.base.pause() }
-        func resume() { self.base.resume() }
-    }
-
-    /// Forwards the events; the completion is counted and logged first.
-    private final class Watcher: TransferObserver, Sendable {
-        let request: TransferRequest
+    /// One transfer, seen by the metrics and the log: its controls, forwarded (the first `start()`
+    /// counts it as in flight), and its events, forwarded once the completion is counted and logged.
+    ///
+    /// Safety: `@unchecked Sendable` because `base` is set once, by ``makeTransfer(_:observer:)``,
+    /// before the transfer is handed to anyone; `startedAt` is written once, by the `start()` that
+    /// wins `hasStarted`, before the base transfer starts, and read by its completion, which the
+    /// transport delivers after that start.
+    private final class InstrumentedTransfer: TransferControl, TransferObserver, @unchecked Sendable {
+        let head: HTTPRequest
         let observer: any TransferObserver
         let transport: InstrumentedTransport
-        /// When the transfer started; `nil` until then.
-        private let startedAt = Locked<ContinuousClock.Instant?>(nil)
+        @exclusivity(unchecked) var base: (any TransferControl)?
+        private let hasStarted = Atomic<Bool>(false)
+        @exclusivity(unchecked) private var startedAt: ContinuousClock.Instant?
 
-        init(request: TransferRequest, observer: any TransferObserver, transport: InstrumentedTransport) {
-            self.request = request
+        init(head: HTTPRequest, observer: any TransferObserver, transport: InstrumentedTransport) {
+            self.head = head
             self.observer = observer
             self.transport = transport
         }
 
-        func started() {
-            let first = self.startedAt.withLock { startedAt -> Bool in
-                guard startedAt == nil else { return false }
-                startedAt = .now
-                return true
+        // MARK: TransferControl
+
+        func start() {
+            if !self.hasStarted.exchange(true, ordering: .relaxed) {
+                self.startedAt = .now
+                self.transport.metrics.started()
+                self.transport.logger.value.debug("\(self.summary) started")
             }
-            guard first else { return }
-            self.transport.metrics.started()
-            self.transport.logger.value.debug("\(self.summary) started")
+            self.base?.start()
         }
+
+        func cancel() { self.base?.cancel() }
+        func pause() { self.base?.pause() }
+        func resume() { self.base?.resume() }
+
+        // MARK: TransferObserver
 
         func transferDidUpdate(_ progress: TransferProgress) {
             self.observer.transferDidUpdate(progress)
         }
 
         func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
-            let elapsed = self.startedAt.value.map { ContinuousClock.now - $0 }
-            self.transport.metrics.completed(result, method: self.request.head.method, after: elapsed)
+            let elapsed = self.startedAt.map { ContinuousClock.now - $0 }
+            self.transport.metrics.completed(result, method: self.head.method, after: elapsed)
             let logger = self.transport.logger.value
             if logger.logLevel <= .debug {
                 switch result {
@@ -113,7 +109,7 @@ final class InstrumentedTransport: TransferRunning, Sendable {
 
         /// `GET https://…`, for log lines.
         private var summary: String {
-            "\(self.request.head.method.rawValue) \(self.request.url?.absoluteString ?? "?")"
+            "\(self.head.method.rawValue) \(self.head.scheme ?? "?")://\(self.head.authority ?? "?")\(self.head.path ?? "")"
         }
 
         private static func milliseconds(_ duration: Duration?) -> String {

@@ -36,24 +36,28 @@ public enum RequestMetricsLabels {
 }
 
 /// A manager's metric objects, made once from one factory: one per standard method and per error
-/// code, so that recording a request allocates no metric object.
+/// code, so that recording a request allocates no metric object (and finds its method's by position,
+/// without hashing).
 struct RequestMetrics: Sendable {
     let factory: any MetricsFactory
     let inFlight: Meter
     let connectionsOpened: Counter
     let connectionsReused: Counter
-    private let requests: [HTTPRequest.Method: Counter]
-    private let durations: [HTTPRequest.Method: CoreMetrics.Timer]
+    /// One per method of ``methods``, in its order.
+    private let requests: [Counter]
+    /// One per method of ``methods``, in its order.
+    private let durations: [CoreMetrics.Timer]
     private let failures: [TransferError.Code: Counter]
+    /// The methods with metric objects made in advance.
+    private static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 
     init(factory: any MetricsFactory) {
         self.factory = factory
         self.inFlight = Meter(label: RequestMetricsLabels.inFlight, dimensions: [], factory: factory)
         self.connectionsOpened = Counter(label: RequestMetricsLabels.connectionsOpened, dimensions: [], factory: factory)
         self.connectionsReused = Counter(label: RequestMetricsLabels.connectionsReused, dimensions: [], factory: factory)
-        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
-        self.requests = Dictionary(uniqueKeysWithValues: methods.map { ($0, Self.requestCounter($0, factory)) })
-        self.durations = Dictionary(uniqueKeysWithValues: methods.map { ($0, Self.durationTimer($0, factory)) })
+        self.requests = Self.methods.map { Self.requestCounter($0, factory) }
+        self.durations = Self.methods.map { Self.durationTimer($0, factory) }
         self.failures = Dictionary(uniqueKeysWithValues: TransferError.Code.allCases.map { code in
             (code, Counter(label: RequestMetricsLabels.failures, dimensions: [("code", code.rawValue)], factory: factory))
         })
@@ -65,11 +69,12 @@ struct RequestMetrics: Sendable {
 
     /// Records a completed transfer; `elapsed` is `nil` when it was never started.
     func completed(_ result: Result<TransferResponse, TransferError>, method: HTTPRequest.Method, after elapsed: Duration?) {
-        (self.requests[method] ?? Self.requestCounter(method, self.factory)).increment()
+        let index = Self.methods.firstIndex(of: method)
+        (index.map { self.requests[$0] } ?? Self.requestCounter(method, self.factory)).increment()
         if let elapsed {
             self.inFlight.decrement()
             let (seconds, attoseconds) = elapsed.components
-            (self.durations[method] ?? Self.durationTimer(method, self.factory))
+            (index.map { self.durations[$0] } ?? Self.durationTimer(method, self.factory))
                 .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
         switch result {

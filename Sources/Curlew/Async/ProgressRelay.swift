@@ -10,13 +10,17 @@ import Foundation
 /// `lock` held; `handler` and `queue` are immutable.
 final class ProgressRelay: @unchecked Sendable {
     private let handler: @Sendable (TransferProgress) -> Void
-    private let lock = NSLock()
-    private var latest = TransferProgress()
-    private var isScheduled = false
+    private let lock = PThreadMutex()
+    @exclusivity(unchecked) private var latest = TransferProgress()
+    @exclusivity(unchecked) private var isScheduled = false
     private static let queue = DispatchQueue(label: "curlew.manager.progress")
 
     init(_ handler: @escaping @Sendable (TransferProgress) -> Void) {
         self.handler = handler
+    }
+
+    deinit {
+        self.lock.deallocate()
     }
 
     /// Takes `progress`; the handler hears it (or a later one) soon.

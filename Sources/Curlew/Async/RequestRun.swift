@@ -12,8 +12,8 @@ import Foundation
 /// cancels it, and the transfer's one completion (a cancellation) ends the run; one cancelled during
 /// a wait ends the wait at once.
 ///
-/// Safety: `@unchecked Sendable` because `stage`, `isCancelled` and `isPaused` are read and written
-/// only with `lock` held; `progress` is immutable.
+/// Safety: `@unchecked Sendable` because its own state is read and written only with `lock` held,
+/// ``registrySlot`` only with its ``RunRegistry``'s lock held; `progress` is immutable.
 final class RequestRun: TransferObserver, @unchecked Sendable {
     private enum Stage {
         /// Between attempts, or preparing one.
@@ -26,16 +26,22 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
         case waiting(CheckedContinuation<Bool, Never>)
     }
 
-    private let lock = NSLock()
-    private var stage = Stage.idle
-    private var isCancelledStorage = false
-    private var isPaused = false
-    private var attemptsStarted = 0
+    private let lock = PThreadMutex()
+    @exclusivity(unchecked) private var stage = Stage.idle
+    @exclusivity(unchecked) private var isCancelledStorage = false
+    @exclusivity(unchecked) private var isPaused = false
+    @exclusivity(unchecked) private var attemptsStarted = 0
+    /// Where the manager's ``RunRegistry`` keeps the run (-1: not kept); guarded by the registry's lock.
+    @exclusivity(unchecked) var registrySlot = -1
     /// Told of the transfers' progress (on the transport's context: keep it short).
     let progress: (@Sendable (TransferProgress) -> Void)?
 
     init(progress: (@Sendable (TransferProgress) -> Void)? = nil) {
         self.progress = progress
+    }
+
+    deinit {
+        self.lock.deallocate()
     }
 
     /// Whether the run was cancelled.
@@ -210,13 +216,17 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
 /// Safety: `@unchecked Sendable` because `hasEnded` and `action` are read and written only with
 /// `lock` held; `progress` is immutable.
 final class StreamEnd: TransferObserver, @unchecked Sendable {
-    private let lock = NSLock()
-    private var hasEnded = false
-    private var action: (@Sendable () -> Void)?
+    private let lock = PThreadMutex()
+    @exclusivity(unchecked) private var hasEnded = false
+    @exclusivity(unchecked) private var action: (@Sendable () -> Void)?
     private let progress: (@Sendable (TransferProgress) -> Void)?
 
     init(progress: (@Sendable (TransferProgress) -> Void)?) {
         self.progress = progress
+    }
+
+    deinit {
+        self.lock.deallocate()
     }
 
     /// Runs `action` when the transfer ends (at once if it has).
