@@ -15,14 +15,12 @@ let uploadURL = URL(fileURLWithPath: "/")
 let thumbnailURL = URL(fileURLWithPath: "/")
 let urls: [URL] = []
 let token = "token"
-let query = "swift"
-let page = 2
-let tag = "\"v1\""
 
 let api = RequestOperationManager(baseURL: url)
 let engine = TransferEngine(scheduler: DispatchScheduler())
 let runLoopEngine = TransferEngine(scheduler: RunLoopScheduler())
 let queue = OperationQueue()
+let handle = FileHandle.nullDevice
 let request = TransferRequest(url: url)
 let operation = RequestOperation(request: request)
 let avatar = RequestOperation(request: request)
@@ -35,7 +33,6 @@ let response = TransferResponse(head: HTTPResponse(status: .ok), body: nil, file
 struct User: Codable, Sendable { var id: Int; var name: String }
 struct Item: Codable, Sendable { var id: Int }
 struct NewItem: Codable, Sendable { var name: String }
-struct Found: Codable, Sendable { var items: [Item] }
 
 final class SnippetDelegate: TransferDelegate {
     func transfer(_ transfer: Transfer, didCompleteWith result: Result<TransferResponse, TransferError>) {}
