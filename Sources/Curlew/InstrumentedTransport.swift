@@ -17,7 +17,10 @@ import Synchronization
 /// their own APIs require.
 final class InstrumentedTransport: TransferRunning, Sendable {
     let base: any TransferRunning
-    let logger: Locked<Logger>
+    private let loggerBox: Locked<Logger>
+    /// The logger's level as a number (``rank(_:)``): read on every request without the lock, set with
+    /// the logger.
+    private let level: Atomic<Int>
     let metrics: RequestMetrics
     /// The one tracer of the manager, handed to requests while the logger is at `.trace`.
     private let tracer: WireTracer
@@ -25,16 +28,45 @@ final class InstrumentedTransport: TransferRunning, Sendable {
     init(base: any TransferRunning, logger: Logger, metrics: RequestMetrics) {
         self.base = base
         let box = Locked(logger)
-        self.logger = box
+        self.loggerBox = box
+        self.level = Atomic(Self.rank(logger.logLevel))
         self.metrics = metrics
         self.tracer = WireTracer { transferID, event in
             box.value.trace("\(event)", metadata: ["curlew.transfer": "\(transferID)"])
         }
     }
 
+    /// The logger requests are logged to.
+    var logger: Logger {
+        get { self.loggerBox.value }
+        set {
+            self.loggerBox.withLock { logger in
+                logger = newValue
+                self.level.store(Self.rank(newValue.logLevel), ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Whether the logger wants `level`.
+    func logs(at level: Logger.Level) -> Bool {
+        self.level.load(ordering: .relaxed) <= Self.rank(level)
+    }
+
+    private static func rank(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace: 0
+        case .debug: 1
+        case .info: 2
+        case .notice: 3
+        case .warning: 4
+        case .error: 5
+        case .critical: 6
+        }
+    }
+
     /// The tracer when the logger wants `.trace`, else `nil` (curl is then not asked to trace).
     func wireTracer() -> WireTracer? {
-        self.logger.value.logLevel <= .trace ? self.tracer : nil
+        self.logs(at: .trace) ? self.tracer : nil
     }
 
     func makeTransfer(_ request: TransferRequest, observer: any TransferObserver) -> any TransferControl {
@@ -75,7 +107,7 @@ final class InstrumentedTransport: TransferRunning, Sendable {
             if !self.hasStarted.exchange(true, ordering: .relaxed) {
                 self.startedAt = .now
                 self.transport.metrics.started()
-                self.transport.logger.value.debug("\(self.summary) started")
+                if self.transport.logs(at: .debug) { self.transport.logger.debug("\(self.summary) started") }
             }
             self.base?.start()
         }
@@ -93,8 +125,8 @@ final class InstrumentedTransport: TransferRunning, Sendable {
         func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
             let elapsed = self.startedAt.map { ContinuousClock.now - $0 }
             self.transport.metrics.completed(result, method: self.head.method, after: elapsed)
-            let logger = self.transport.logger.value
-            if logger.logLevel <= .debug {
+            if self.transport.logs(at: .debug) {
+                let logger = self.transport.logger
                 switch result {
                 case .success(let response):
                     logger.debug("\(self.summary) \(response.head.status.code) in \(Self.milliseconds(elapsed)) ms",

@@ -343,7 +343,9 @@ extension RequestOperationManager {
     /// - Returns: The value and its response.
     /// - Throws: See the extension's discussion.
     public func response<Value: Decodable & Sendable>(for request: TransferRequest, as type: Value.Type = Value.self) async throws -> DecodedResponse<Value> {
-        try await self.response(for: self.prepared(request), as: type, run: RequestRun())
+        let snapshot = self.snapshot
+        return try await self.response(for: self.prepared(request, with: snapshot), as: type, run: RequestRun(),
+                                       snapshot: snapshot)
     }
 
     // MARK: Building blocks
@@ -354,16 +356,23 @@ extension RequestOperationManager {
         as type: Value.Type
     ) async throws -> Value {
         let request = try self.request(method, path, parameters: parameters, headers: headers)
-        let response = try await self.perform(request)
-        return try await self.decode(response, as: type, method: method)
+        return try await self.response(for: request, as: type, run: RequestRun()).value
     }
 
-    /// Sends a prepared request with `run` and decodes its response.
+    /// Sends a prepared request with `run` and decodes its response: in this task, or on a processing
+    /// queue when the body is large.
     func response<Value: Decodable & Sendable>(
-        for prepared: TransferRequest, as type: Value.Type, run: RequestRun
+        for prepared: TransferRequest, as type: Value.Type, run: RequestRun, snapshot: Settings.Snapshot? = nil
     ) async throws -> DecodedResponse<Value> {
-        let response = try await self.perform(prepared, run: run)
-        let value = try await self.decode(response, as: type, method: prepared.head.method)
+        let snapshot = snapshot ?? self.snapshot
+        let response = try await self.perform(prepared, run: run, snapshot: snapshot)
+        let method = prepared.head.method
+        let value: Value
+        if let body = response.body, body.count >= Self.largeBody {
+            value = try await Self.offloaded { try Self.decode(response, as: type, method: method, snapshot: snapshot) }
+        } else {
+            value = try Self.decode(response, as: type, method: method, snapshot: snapshot)
+        }
         return DecodedResponse(value: value, response: response)
     }
 
@@ -389,8 +398,10 @@ extension RequestOperationManager {
 
     /// `type` decoded from `response`: the raw body for `Data`, text for `String`, the manager's
     /// decoder otherwise, after the manager's validation.
-    func decode<Value: Decodable & Sendable>(_ response: TransferResponse, as type: Value.Type, method: HTTPRequest.Method) async throws -> Value {
-        let (validation, decoder) = self.settings.withLock { ($0.validation, $0.decoder) }
+    static func decode<Value: Decodable & Sendable>(
+        _ response: TransferResponse, as type: Value.Type, method: HTTPRequest.Method, snapshot: Settings.Snapshot
+    ) throws -> Value {
+        let validation = snapshot.validation
         if Value.self == Data.self,
            let body = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url) as? Value {
             return body
@@ -398,14 +409,17 @@ extension RequestOperationManager {
         if Value.self == String.self {
             var text = StringResponseSerializer()
             text.acceptableStatusCodes = validation.bodySerializer.acceptableStatusCodes
-            if let string = try await self.serialize(response, with: text, method: method) as? Value { return string }
+            if let string = try text.serialize(response: response.head, body: response.body, url: response.url,
+                                               requestMethod: method) as? Value {
+                return string
+            }
         }
-        var serializer = DecodableResponseSerializer<Value>(decoder: decoder)
+        var serializer = DecodableResponseSerializer<Value>(decoder: snapshot.decoder)
         if let (statusCodes, contentTypes) = validation.rules {
             serializer.acceptableStatusCodes = statusCodes
             serializer.acceptableContentTypes = contentTypes
         }
-        return try await self.serialize(response, with: serializer, method: method)
+        return try serializer.serialize(response: response.head, body: response.body, url: response.url, requestMethod: method)
     }
 }
 

@@ -37,7 +37,7 @@ extension RequestOperationManager {
         _ path: String, to destination: URL, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:],
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> TransferResponse {
-        let validation = self.settings.withLock { $0.validation }
+        let validation = self.snapshot.validation
         var request = try self.request(.get, path, parameters: Self.encodable(parameters), headers: headers)
         request.destination = .file(destination)
         request.options.fileReplacementStatusCodes = validation.bodySerializer.acceptableStatusCodes
@@ -113,7 +113,7 @@ extension RequestOperationManager {
 
     /// Streams the response to a prepared request (see ``stream(_:_:parameters:headers:body:bufferSize:)``).
     func stream(prepared request: TransferRequest, bufferSize: Int, run: RequestRun = RequestRun()) async throws -> StreamedResponse {
-        let validation = self.settings.withLock { $0.validation }
+        let validation = self.snapshot.validation
         let streamed = try await self.performStreaming(request, bufferSize: bufferSize, run: run)
         guard validation.bodySerializer.acceptableStatusCodes.contains(streamed.head.status.code) else {
             // The body of a refused response, as far as it is short, shows what the server said.

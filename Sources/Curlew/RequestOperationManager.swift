@@ -76,20 +76,81 @@ public final class RequestOperationManager: Sendable {
     struct Settings: Sendable {
         var requestSerializer: any RequestSerializer = HTTPRequestSerializer()
         var responseSerializer: any ResponseSerializer = JSONResponseSerializer() {
-            didSet { self.validation = ResponseValidation(self.responseSerializer) }
+            didSet { self.refresh() }
         }
-        /// Derived from `responseSerializer` whenever it is set.
-        private(set) var validation = ResponseValidation(JSONResponseSerializer())
-        var decoder: any DataDecoder = JSONDecoder()
+        var decoder: any DataDecoder = JSONDecoder() {
+            didSet { self.refresh() }
+        }
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
-        var securityPolicy = SecurityPolicy()
-        var credentials: TransferCredentials?
+        var securityPolicy = SecurityPolicy() {
+            didSet { self.refresh() }
+        }
+        var credentials: TransferCredentials? {
+            didSet { self.refresh() }
+        }
         var transferOptions = TransferOptions()
-        var retryPolicy = RetryPolicy.none
-        var retryBudget: RetryBudget? = RetryBudget()
-        var interceptor: (any RequestInterceptor)?
+        var retryPolicy = RetryPolicy.none {
+            didSet { self.refresh() }
+        }
+        var retryBudget: RetryBudget? = RetryBudget() {
+            didSet { self.refresh() }
+        }
+        var interceptor: (any RequestInterceptor)? {
+            didSet { self.refresh() }
+        }
         var isShutDown = false
+        /// What a request needs of the settings above, made again whenever one of them is set, so
+        /// that a request reads it with one lock and one retain.
+        private(set) var snapshot = Snapshot(Settings.Values())
+
+        /// The settings a request reads, as one immutable object.
+        final class Snapshot: Sendable {
+            let validation: ResponseValidation
+            let decoder: any DataDecoder
+            let tls: TLSOptions
+            let credentials: TransferCredentials?
+            let retryPolicy: RetryPolicy
+            let retryBudget: RetryBudget?
+            let interceptor: (any RequestInterceptor)?
+
+            fileprivate init(_ values: Values) {
+                self.validation = ResponseValidation(values.responseSerializer)
+                self.decoder = values.decoder
+                self.tls = values.securityPolicy.tlsOptions
+                self.credentials = values.credentials
+                self.retryPolicy = values.retryPolicy
+                self.retryBudget = values.retryBudget
+                self.interceptor = values.interceptor
+            }
+        }
+
+        /// The settings a ``Snapshot`` is made of.
+        fileprivate struct Values {
+            var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
+            var decoder: any DataDecoder = JSONDecoder()
+            var securityPolicy = SecurityPolicy()
+            var credentials: TransferCredentials?
+            var retryPolicy = RetryPolicy.none
+            var retryBudget: RetryBudget? = RetryBudget()
+            var interceptor: (any RequestInterceptor)?
+        }
+
+        private mutating func refresh() {
+            self.snapshot = Snapshot(Values(
+                responseSerializer: self.responseSerializer, decoder: self.decoder, securityPolicy: self.securityPolicy,
+                credentials: self.credentials, retryPolicy: self.retryPolicy, retryBudget: self.retryBudget,
+                interceptor: self.interceptor))
+        }
+
+        init() {
+            self.refresh()
+        }
+    }
+
+    /// The settings a request reads, taken once.
+    var snapshot: Settings.Snapshot {
+        self.settings.withLock { $0.snapshot }
     }
 
     // MARK: Creating a manager
@@ -305,8 +366,8 @@ public final class RequestOperationManager: Sendable {
     /// trace too (headers with credentials redacted, body sizes only). Checked for each request;
     /// below `.trace` curl is not asked to trace at all.
     public var logger: Logger {
-        get { self.instrumented.logger.value }
-        set { self.instrumented.logger.set(newValue) }
+        get { self.instrumented.logger }
+        set { self.instrumented.logger = newValue }
     }
 
     // MARK: URLs and requests
@@ -382,10 +443,14 @@ public final class RequestOperationManager: Sendable {
     /// - Parameter request: Any request.
     /// - Returns: The request as the manager sends it.
     public func prepared(_ request: TransferRequest) -> TransferRequest {
+        self.prepared(request, with: self.snapshot)
+    }
+
+    /// `request` as ``prepared(_:)`` makes it, with settings already read.
+    func prepared(_ request: TransferRequest, with snapshot: Settings.Snapshot) -> TransferRequest {
         var request = request
-        let (policy, credentials) = self.settings.withLock { ($0.securityPolicy, $0.credentials) }
-        request.options.tls = policy.tlsOptions
-        request.options.credentials = credentials
+        request.options.tls = snapshot.tls
+        request.options.credentials = snapshot.credentials
         request.options.cookieJar = self.cookieJar
         request.options.wireTracer = self.instrumented.wireTracer()
         return request

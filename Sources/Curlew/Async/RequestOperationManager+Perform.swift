@@ -22,18 +22,16 @@ extension RequestOperationManager {
     ///   - request: The request as the manager sends it (``prepared(_:)``).
     ///   - run: What cancels, pauses and resumes it (a ``RequestTask`` keeps it).
     /// - Throws: `TransferError` (cancelled, or the transfer failed); the interceptor's error.
-    func perform(_ request: TransferRequest, run: RequestRun = RequestRun()) async throws -> TransferResponse {
+    func perform(_ request: TransferRequest, run: RequestRun = RequestRun(), snapshot: Settings.Snapshot? = nil) async throws -> TransferResponse {
         guard self.runs.insert(run) else {
             throw TransferError(.cancelled, "The manager has shut down.", failingURL: request.url)
         }
         defer { self.runs.remove(run) }
-        let (policy, interceptor, budget) = self.settings.withLock { ($0.retryPolicy, $0.interceptor, $0.retryBudget) }
+        let snapshot = snapshot ?? self.snapshot
+        let (policy, interceptor, budget) = (snapshot.retryPolicy, snapshot.interceptor, snapshot.retryBudget)
         var attempt = 1
         while true {
-            var attemptRequest = request
-            if let interceptor {
-                attemptRequest = try await interceptor.adapt(request, attempt: attempt)
-            }
+            let attemptRequest = interceptor == nil ? request : try await interceptor?.adapt(request, attempt: attempt) ?? request
             let outcome = await run.transfer(attemptRequest, on: self.instrumented)
             if run.isCancelled { throw Self.cancellation(outcome, url: request.url) }
             guard let delay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
@@ -59,7 +57,8 @@ extension RequestOperationManager {
         }
         var handedOver = false
         defer { if !handedOver { self.runs.remove(run) } }
-        let (policy, interceptor, budget) = self.settings.withLock { ($0.retryPolicy, $0.interceptor, $0.retryBudget) }
+        let snapshot = self.snapshot
+        let (policy, interceptor, budget) = (snapshot.retryPolicy, snapshot.interceptor, snapshot.retryBudget)
         var attempt = 1
         while true {
             var attemptRequest = request
@@ -138,16 +137,18 @@ extension RequestOperationManager {
     func serialize<Serializer: ResponseSerializer>(
         _ response: TransferResponse, with serializer: Serializer, method: HTTPRequest.Method
     ) async throws -> Serializer.Output {
-        guard let body = response.body, body.count >= Self.largeBody else {
-            return try serializer.serialize(response: response.head, body: response.body, url: response.url,
-                                            requestMethod: method)
+        let serialize: @Sendable () throws -> Serializer.Output = {
+            try serializer.serialize(response: response.head, body: response.body, url: response.url, requestMethod: method)
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            ProcessingQueues.run {
-                continuation.resume(with: Result {
-                    try serializer.serialize(response: response.head, body: body, url: response.url, requestMethod: method)
-                })
-            }
+        guard let body = response.body, body.count >= Self.largeBody else { return try serialize() }
+        return try await Self.offloaded(serialize)
+    }
+
+    /// What `work` returns or throws, run on a processing queue: a long decode holds none of the
+    /// cooperative pool's threads, and never the network context.
+    static func offloaded<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            ProcessingQueues.run { continuation.resume(with: Result(catching: work)) }
         }
     }
 }

@@ -29,7 +29,7 @@ public enum LibCurl {
 
     /// Whether this libcurl numbers its connections (`CURLINFO_CONN_ID`, curl 8.2 and later), for
     /// ``TransferMetrics/connectionID``.
-    public static var reportsConnectionIDs: Bool { versionNumber >= 0x08_02_00 }
+    public static let reportsConnectionIDs: Bool = versionNumber >= 0x08_02_00
 
     /// The protocols an `Alt-Svc` announcement may switch to (`CURLOPT_ALTSVC_CTRL`): HTTP/1.1 and
     /// HTTP/2, and HTTP/3 when this libcurl has it.
