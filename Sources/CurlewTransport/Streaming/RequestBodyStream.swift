@@ -14,7 +14,9 @@ import Foundation
 /// asked for more until curl has sent some; when it is empty curl is paused (`CURL_READFUNC_PAUSE`)
 /// and resumed (`curl_easy_pause`) by the next chunk. With no ``length`` the body is sent with
 /// `Transfer-Encoding: chunked` on HTTP/1.1 and as DATA frames on HTTP/2; with one it is announced in
-/// `Content-Length`, and a sequence that ends early or goes on fails the transfer.
+/// `Content-Length`, and a sequence that ends early or goes on fails the transfer
+/// (``TransferError/Code/requestBodyFileChanged``). Its last byte is sent once the sequence has ended:
+/// curl asks for nothing past the length, so only then can a sequence that goes on be caught.
 ///
 /// **Sent once.** A streamed body cannot be sent again: a redirect that keeps the body (307, 308) or
 /// a retry after some of it was read fails with ``TransferError/Code/requestBodyStreamExhausted``
@@ -60,7 +62,7 @@ public final class RequestBodyStream: Sendable, Hashable {
             }
             stream.complete()
         }
-        self.guarded = Locked(Guarded(state: UploadStreamState(limit: self.bufferSize)))
+        self.guarded = Locked(Guarded(state: UploadStreamState(limit: self.bufferSize, length: self.length)))
     }
 
     public static func == (lhs: RequestBodyStream, rhs: RequestBodyStream) -> Bool {
