@@ -679,8 +679,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let stats = self.stats
                 let written = context.eventLoop.makePromise(of: Void.self)
                 written.futureResult.whenSuccess { stats.firehoseWrote(piece.length, forKey: key) }
-                // The flush may change the writability at once, and `channelWritabilityChanged` pump
-                // from the saved state: save it first, and go on from wherever that left it.
+                // The flush may change the writability at once, and `channelWritabilityChanged` then
+                // pumps from the saved state: save it first, and go on from wherever that pump left it.
                 self.state = .streaming(stream)
                 context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: written)
                 guard case .streaming(let current) = self.state else { return }
