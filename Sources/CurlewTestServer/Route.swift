@@ -1,7 +1,7 @@
 /// A typed request target on a ``TestServer``, turned into a path (with query) by ``path``.
 ///
 /// Every route answers `GET` (and `HEAD`, which sends the same head without the body); `.echo`,
-/// `.upload` and `.multipart` answer any method. A path the server does not know gets a 404, a known path with bad
+/// `.upload`, `.multipart` and `.holdUpload` answer any method. A path the server does not know gets a 404, a known path with bad
 /// parameters a 400. The same paths work as raw strings, for example with ``TestServer/url(path:tls:)``.
 ///
 /// | Case | Path |
@@ -29,10 +29,14 @@
 /// | `.basicAuth(user:password:)` | `/basic-auth/user/password` |
 /// | `.digestAuth(user:password:)` | `/digest-auth/user/password` |
 /// | `.cached(key:cacheControl:etag:lastModified:vary:)` | `/cached/key?cache-control=…&etag=0&lastmodified=1&vary=name` (non-defaults only) |
+/// | `.firehose(key:bytes:)` | `/firehose/key?bytes=n` |
+/// | `.events(key:count:dropAfter:retryMilliseconds:)` | `/events/key?count=n&drop=k&retry=ms` (non-defaults only) |
+/// | `.holdUpload(key:)` | `/hold-upload/key` (any method) |
 ///
-/// Numbers are plain decimal digits. Beyond these limits the answer is 400: delays and intervals up to
-/// 3,600,000 ms, chunk and drip-piece sizes up to 16 MiB, entity versions 1...1,000,000, huge headers up
-/// to 16,384 KiB, statuses 200...999 (redirects 300...399).
+/// Numbers are plain decimal digits. Beyond these limits the answer is 400: delays, intervals and
+/// event retries up to 3,600,000 ms, chunk and drip-piece sizes up to 16 MiB, entity versions
+/// 1...1,000,000, huge headers up to 16,384 KiB, statuses 200...999 (redirects 300...399), event
+/// counts up to 1,000,000 (`drop` at least 1). Keys are letters, digits, `-` and `_`.
 public enum Route: Sendable, Hashable {
     /// `count` bytes of ``TestServer/expectedBody(count:offset:)`` with `Content-Length`; with
     /// `chunked`, without it, in pieces of 16 KiB (chunked transfer-encoding on HTTP/1.1, plain DATA
@@ -99,7 +103,8 @@ public enum Route: Sendable, Hashable {
         version: Int = 1
     )
     /// `Content-Length: bytes`, half of the body, then the connection is closed (on HTTP/2, the stream
-    /// is reset instead, so other streams on the connection survive).
+    /// is reset instead, so other streams on the connection survive, once the client has acknowledged
+    /// a PING sent after the half: curl before 8.0 drops what it holds of a reset stream).
     case closeMidBody(bytes: Int)
     /// No response: the connection is reset (`SO_LINGER` 0, then close, so the client gets a TCP RST;
     /// over TLS the close bypasses the TLS layer, so no `close_notify`). On HTTP/2 the stream is reset
@@ -149,6 +154,29 @@ public enum Route: Sendable, Hashable {
     /// `cached <key> #<n> <the request's value of the header vary names>\n`), so a body tells which
     /// request made it. `key` is letters, digits, `-` and `_`; `vary` one header name.
     case cached(key: String, cacheControl: String? = nil, etag: Bool = true, lastModified: Bool = false, vary: String? = nil)
+    /// `bytes` bytes of ``TestServer/expectedBody(count:offset:)`` with `Content-Length`, written as fast
+    /// as the connection takes them. The server records per key (``TestServer/firehose(_:)``) the bytes
+    /// handed to the kernel and how often the connection stopped taking them, so a test sees from the
+    /// server's side that a client that stops reading stops the sender. Use a fresh key per test.
+    case firehose(key: String, bytes: Int)
+    /// Server-Sent Events (`text/event-stream`, `Cache-Control: no-store`; see ``EventStream`` for the
+    /// exact bytes): a comment line, `retry: ms` when given, then events `id` 1 to `count`, each with
+    /// two data lines. A request with `Last-Event-ID: n` continues after event `n`; one with nothing
+    /// left to send (`n ≥ count`, or the last event already went out on an earlier connection of
+    /// the key) gets 204 No Content, which tells an event source to stop reconnecting.
+    ///
+    /// With `dropAfter`, each connection sends at most that many events and is then cut (HTTP/1.1:
+    /// closed without the last chunk; HTTP/2: the stream is reset, as for ``closeMidBody(bytes:)``),
+    /// unless it sent the last event, after which the response ends normally. The server counts requests per key
+    /// (``TestServer/requests(forKey:)``) and records each one's `Last-Event-ID`
+    /// (``TestServer/lastEventIDs(forKey:)``).
+    case events(key: String, count: Int, dropAfter: Int? = nil, retryMilliseconds: Int? = nil)
+    /// Any method with a body: the server reads nothing of the body until
+    /// ``TestServer/releaseUpload(_:)`` for the key (before or after the request arrives), then
+    /// answers like ``echo``. A client's upload meanwhile stalls once the socket buffers (HTTP/1.1)
+    /// or the stream's flow-control window (HTTP/2) are full. The server counts the requests
+    /// (``TestServer/requests(forKey:)``).
+    case holdUpload(key: String)
 
     /// The path and query this route is served at, for example `/bytes/13`.
     public var path: String {
@@ -223,6 +251,13 @@ public enum Route: Sendable, Hashable {
             if lastModified { query.append("lastmodified=1") }
             if let vary { query.append("vary=\(PercentEncoding.encode(vary))") }
             return "/cached/\(key)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        case .firehose(let key, let bytes):
+            return "/firehose/\(key)?bytes=\(bytes)"
+        case .events(let key, let count, let dropAfter, let retryMilliseconds):
+            return "/events/\(key)?count=\(count)" + (dropAfter.map { "&drop=\($0)" } ?? "")
+                + (retryMilliseconds.map { "&retry=\($0)" } ?? "")
+        case .holdUpload(let key):
+            return "/hold-upload/\(key)"
         }
     }
 
@@ -244,12 +279,13 @@ public enum Route: Sendable, Hashable {
     }
 
     /// For `.entity`, the whole content the server sends for it (shifted by `version - 1`); for `.bytes`,
-    /// `.chunked`, `.drip` and `.closeMidBody`, their full body; otherwise `nil`.
+    /// `.chunked`, `.drip`, `.closeMidBody` and `.firehose`, their full body; otherwise `nil`.
     public var expectedBody: [UInt8]? {
         switch self {
         case .entity(let bytes, _, _, _, _, _, _, let version):
             return TestServer.expectedBody(count: bytes, offset: version - 1)
-        case .bytes(let count, _), .chunked(let count, _), .drip(let count, _, _), .closeMidBody(let count):
+        case .bytes(let count, _), .chunked(let count, _), .drip(let count, _, _), .closeMidBody(let count),
+             .firehose(_, let count):
             return TestServer.expectedBody(count: count)
         default:
             return nil

@@ -58,17 +58,20 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         /// The pause after the first piece, when it differs from `interval` (`.entity`'s hold).
         let firstInterval: TimeAmount?
         let ending: Ending
+        /// The `.firehose` key whose record counts the bytes written, if any.
+        let firehoseKey: String?
         private var pieceIndex = 0
         private var pieceRemaining = 0
 
         init(offset: Int, remaining: Int, pieces: Pieces, interval: TimeAmount?, firstInterval: TimeAmount? = nil,
-             ending: Ending) {
+             ending: Ending, firehoseKey: String? = nil) {
             self.offset = offset
             self.remaining = remaining
             self.pieces = pieces
             self.interval = interval
             self.firstInterval = firstInterval
             self.ending = ending
+            self.firehoseKey = firehoseKey
         }
 
         /// The pause due after the piece just written, if any.
@@ -106,6 +109,16 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Where an `.events` response stands.
+    private struct EventsProgress {
+        let key: String
+        let count: Int
+        /// The next event to write.
+        var next: Int
+        let last: Int
+        let ending: Ending
+    }
+
     private enum State {
         case idle
         case receiving(Request)
@@ -115,12 +128,15 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         case streaming(BodyStream)
         /// Between two dripped pieces; the timer resumes streaming.
         case pausing(BodyStream)
+        /// Writing `.events` whenever the channel is writable.
+        case sendingEvents(EventsProgress)
         case closed
     }
 
     private let overHTTP2: Bool
     private let stats: StatsRecorder
     private let journal: RequestJournal
+    private let holds: UploadHolds
     private var state = State.idle
     /// The record of the request being answered, when it was tagged.
     private var journalEntry: RequestJournal.Entry?
@@ -129,10 +145,11 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// over and over, and this spares building the headers each time.
     private var cachedBytesHead: (count: Int, version: HTTPVersion, keepAlive: Bool, head: HTTPResponseHead)?
 
-    init(overHTTP2: Bool, stats: StatsRecorder, journal: RequestJournal) {
+    init(overHTTP2: Bool, stats: StatsRecorder, journal: RequestJournal, holds: UploadHolds) {
         self.overHTTP2 = overHTTP2
         self.stats = stats
         self.journal = journal
+        self.holds = holds
     }
 
     // MARK: Channel events
@@ -146,6 +163,10 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 request.multipart = MultipartStreamParser(contentType: contentType, computesChecksums: checksums)
             }
             self.state = .receiving(request)
+            if head.uri.hasPrefix("/hold-upload/"),
+               case .route(.holdUpload(let key)) = ResolvedRoute.resolve(ServerRequestTarget(uri: head.uri)) {
+                self.holdBody(forKey: key, context: context)
+            }
             // HTTP/1.0 clients must not get an interim response (RFC 9110 §10.1.1).
             if head.version != .http1_0, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 let interim = HTTPResponseHead(version: head.version, status: .continue)
@@ -168,10 +189,33 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, case .streaming = self.state {
-            self.pump(context: context)
+        switch self.state {
+        case .streaming(let stream):
+            if context.channel.isWritable {
+                self.pump(context: context)
+            } else if let key = stream.firehoseKey {
+                self.stats.firehoseBecameUnwritable(forKey: key)
+            }
+        case .sendingEvents:
+            if context.channel.isWritable { self.pumpEvents(context: context) }
+        default:
+            break
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// `.holdUpload`: stops reading the request until the key is released (at once if it was).
+    private func holdBody(forKey key: String, context: ChannelHandlerContext) {
+        _ = self.stats.nextRequest(forKey: key)
+        let channel = context.channel
+        let held = self.holds.hold(key) {
+            channel.eventLoop.execute {
+                channel.setOption(ChannelOptions.autoRead, value: true).whenSuccess { channel.read() }
+            }
+        }
+        if held {
+            _ = channel.setOption(ChannelOptions.autoRead, value: false)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -349,21 +393,54 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "content-type", value: "text/plain")
             headers.add(name: "content-length", value: String(FixedBodies.hugeHeaders.readableBytes))
             self.respond(head: self.head(.ok, headers, request: request), body: FixedBodies.hugeHeaders, request: request, context: context)
+        case .firehose(let key, let bytes):
+            self.startBody(
+                head: self.head(.ok, self.octetStream(contentLength: bytes), request: request),
+                stream: BodyStream(
+                    offset: 0, remaining: bytes, pieces: .fixed(Self.streamPieceSize), interval: nil,
+                    ending: .end(keepAlive: request.keepAlive), firehoseKey: key
+                ),
+                request: request, context: context
+            )
+        case .events(let key, let count, let dropAfter, let retryMilliseconds):
+            self.serveEvents(key: key, count: count, dropAfter: dropAfter, retryMilliseconds: retryMilliseconds,
+                             request: request, context: context)
+        case .holdUpload:
+            self.serveEcho(target: target, request: request, context: context)
+        }
+    }
+
+    private func serveEvents(
+        key: String, count: Int, dropAfter: Int?, retryMilliseconds: Int?, request: Request, context: ChannelHandlerContext
+    ) {
+        let lastEventID = request.head.headers.first(name: "last-event-id")
+        _ = self.stats.nextRequest(forKey: key)
+        let lastEventSent = self.stats.eventsRequested(forKey: key, lastEventID: lastEventID)
+        switch EventStream.plan(count: count, dropAfter: dropAfter, lastEventID: lastEventID, lastEventSent: lastEventSent) {
+        case .noContent:
+            self.serveStatus(204, request: request, context: context)
+        case .events(let first, let last, let endsNormally):
+            let (headers, keepAlive) = self.unframedHeaders(contentType: "text/event-stream", request: request)
+            var eventHeaders = headers
+            eventHeaders.add(name: "cache-control", value: "no-store")
+            let head = self.head(.ok, eventHeaders, request: request, keepAlive: keepAlive)
+            self.noteStatus(head)
+            context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+            if request.isHead {
+                self.finish(.end(keepAlive: keepAlive), context: context)
+                return
+            }
+            let preamble = EventStream.preamble(retryMilliseconds: retryMilliseconds)
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: preamble)))), promise: nil)
+            self.state = .sendingEvents(EventsProgress(
+                key: key, count: count, next: first, last: last,
+                ending: endsNormally ? .end(keepAlive: keepAlive) : .abort))
+            self.pumpEvents(context: context)
         }
     }
 
     private func serveChunked(bytes: Int, chunkSize: Int, request: Request, context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: "application/octet-stream")
-        var keepAlive = request.keepAlive
-        if !self.overHTTP2 {
-            if request.head.version == .http1_0 {
-                // HTTP/1.0 has no chunked encoding: the body ends when the connection does.
-                keepAlive = false
-            } else {
-                headers.add(name: "transfer-encoding", value: "chunked")
-            }
-        }
+        let (headers, keepAlive) = self.unframedHeaders(contentType: "application/octet-stream", request: request)
         self.startBody(
             head: self.head(.ok, headers, request: request, keepAlive: keepAlive),
             stream: BodyStream(offset: 0, remaining: bytes, pieces: .fixed(chunkSize), interval: nil, ending: .end(keepAlive: keepAlive)),
@@ -540,6 +617,22 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Writing
 
+    /// Headers for a body of unknown length: chunked on HTTP/1.1; on HTTP/1.0, which has no chunks,
+    /// ended by closing the connection (so no keep-alive); plain DATA frames on HTTP/2.
+    private func unframedHeaders(contentType: String, request: Request) -> (HTTPHeaders, keepAlive: Bool) {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: contentType)
+        var keepAlive = request.keepAlive
+        if !self.overHTTP2 {
+            if request.head.version == .http1_0 {
+                keepAlive = false
+            } else {
+                headers.add(name: "transfer-encoding", value: "chunked")
+            }
+        }
+        return (headers, keepAlive)
+    }
+
     private func octetStream(contentLength: Int) -> HTTPHeaders {
         HTTPHeaders([("content-type", "application/octet-stream"), ("content-length", String(contentLength))])
     }
@@ -617,7 +710,21 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             let piece = stream.nextWrite()
             let buffer = BodyPattern.buffer(offset: piece.offset, length: piece.length, allocator: context.channel.allocator)
-            context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            if let key = stream.firehoseKey {
+                // Flushed piece by piece: TLS completes the promises of one flush together, once all of
+                // it has left, so a larger flush would count nothing while the client stalls.
+                let stats = self.stats
+                let written = context.eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenSuccess { stats.firehoseWrote(piece.length, forKey: key) }
+                // The flush may change the writability at once, and `channelWritabilityChanged` then
+                // pumps from the saved state: save it first, and go on from wherever that pump left it.
+                self.state = .streaming(stream)
+                context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: written)
+                guard case .streaming(let current) = self.state else { return }
+                stream = current
+            } else {
+                context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            }
             if piece.endsPiece, let interval = stream.pauseAfterPiece, stream.remaining > 0 {
                 self.state = .pausing(stream)
                 context.flush()
@@ -633,6 +740,24 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.finish(stream.ending, context: context)
     }
 
+    /// Writes events while the channel is writable, then ends the response as planned.
+    private func pumpEvents(context: ChannelHandlerContext) {
+        guard case .sendingEvents(var progress) = self.state else { return }
+        while progress.next <= progress.last {
+            guard context.channel.isWritable else {
+                // `channelWritabilityChanged` resumes.
+                self.state = .sendingEvents(progress)
+                context.flush()
+                return
+            }
+            let event = context.channel.allocator.buffer(string: EventStream.event(progress.next))
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(event))), promise: nil)
+            if progress.next == progress.count { self.stats.lastEventSent(forKey: progress.key) }
+            progress.next += 1
+        }
+        self.finish(progress.ending, context: context)
+    }
+
     private func finish(_ ending: Ending, context: ChannelHandlerContext) {
         switch ending {
         case .end(keepAlive: true):
@@ -646,13 +771,21 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: written)
             written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         case .abort:
-            // Close once what was written has left, so the client really gets half the body.
+            // Close once what was written has left, so the client really gets what came before the cut;
+            // on HTTP/2 once the client has read it too (see `HTTP2PingRoundTrip`).
             self.state = .closed
             self.endJournalEntry(.cutShort)
             let written = context.eventLoop.makePromise(of: Void.self)
             let nothing = context.channel.allocator.buffer(capacity: 0)
             context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(nothing))), promise: written)
-            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            written.futureResult.assumeIsolated().whenComplete { _ in
+                guard self.overHTTP2, let connection = context.channel.parent,
+                      let pings = try? connection.pipeline.syncOperations.handler(type: HTTP2PingRoundTrip.self) else {
+                    context.close(promise: nil)
+                    return
+                }
+                pings.roundTrip(on: context.eventLoop).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            }
         }
     }
 

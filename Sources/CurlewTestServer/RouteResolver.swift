@@ -6,6 +6,8 @@ enum ResolvedRoute: Hashable {
     static let maximumPieceSize = 16 << 20
     /// Largest accepted entity version (the date moves one day per version).
     static let maximumVersion = 1_000_000
+    /// Largest accepted `.events` count.
+    static let maximumEventCount = 1_000_000
 
     case route(Route)
     /// `/redirect-loop`, with the status taken from its query.
@@ -82,8 +84,7 @@ enum ResolvedRoute: Hashable {
         case "stats" where segments.count == 1:
             return .route(.stats)
         case "flaky":
-            guard segments.count == 2, let key = argument, !key.isEmpty,
-                key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }),
+            guard segments.count == 2, let key = argument, isKey(key),
                 let failures = number(target, "failures", default: 1),
                 let status = number(target, "status", default: 503), status == 0 || (200...999).contains(status)
             else { return .badRequest("usage: /flaky/<key>?failures=<n>&status=<0 or 200...999>[&retry-after=<value>]") }
@@ -126,9 +127,39 @@ enum ResolvedRoute: Hashable {
                 let chunkSize = number(target, "chunk", default: 16_384), (1...maximumPieceSize).contains(chunkSize)
             else { return .badRequest("usage: /chunked/<bytes>[?chunk=<size, 1...16777216>]") }
             return .route(.chunked(bytes: bytes, chunkSize: chunkSize))
+        case "firehose":
+            guard segments.count == 2, let key = argument, isKey(key), let bytes = number(target, "bytes") else {
+                return .badRequest("usage: /firehose/<key>?bytes=<n>")
+            }
+            return .route(.firehose(key: String(key), bytes: bytes))
+        case "events":
+            let usage = ResolvedRoute.badRequest(
+                "usage: /events/<key>?count=<n, at most 1000000>[&drop=<n, at least 1>&retry=<ms, at most 3600000>]")
+            guard segments.count == 2, let key = argument, isKey(key),
+                let count = number(target, "count"), count <= maximumEventCount
+            else { return usage }
+            var dropAfter: Int?
+            if target.queryValue("drop") != nil {
+                guard let drop = number(target, "drop"), drop >= 1 else { return usage }
+                dropAfter = drop
+            }
+            var retry: Int?
+            if target.queryValue("retry") != nil {
+                guard let milliseconds = number(target, "retry"), milliseconds <= maximumMilliseconds else { return usage }
+                retry = milliseconds
+            }
+            return .route(.events(key: String(key), count: count, dropAfter: dropAfter, retryMilliseconds: retry))
+        case "hold-upload":
+            guard segments.count == 2, let key = argument, isKey(key) else { return .badRequest("usage: /hold-upload/<key>") }
+            return .route(.holdUpload(key: String(key)))
         default:
             return .notFound
         }
+    }
+
+    /// A per-test key of ``Route`` cases that count by key: letters, digits, `-` and `_`.
+    private static func isKey(_ key: Substring) -> Bool {
+        !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
     }
 
     private static func entity(_ target: ServerRequestTarget, argument: Substring?) -> ResolvedRoute {

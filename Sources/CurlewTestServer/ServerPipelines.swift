@@ -11,10 +11,12 @@ import NIOSSL
 /// - h2c: the HTTP/2 pipeline straight away (prior knowledge).
 ///
 /// The HTTP/2 pipeline is `configureHTTP2Pipeline` whose stream initializer adds
-/// `HTTP2FramePayloadToHTTP1ServerCodec` and the handler, so each stream looks like an HTTP/1 exchange.
+/// `HTTP2FramePayloadToHTTP1ServerCodec` and the handler, so each stream looks like an HTTP/1 exchange;
+/// then ``HTTP2PingRoundTrip``, for the streams that are cut on purpose.
 struct ServerPipelines: Sendable {
     let stats: StatsRecorder
     let journal: RequestJournal
+    let holds: UploadHolds
     let sslContext: NIOSSLContext?
     let http2MaxConcurrentStreams: Int
 
@@ -53,12 +55,13 @@ struct ServerPipelines: Sendable {
     private func configureHTTP1(_ channel: Channel) throws {
         let sync = channel.pipeline.syncOperations
         try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try sync.addHandler(RouteHandler(overHTTP2: false, stats: self.stats, journal: self.journal))
+        try sync.addHandler(RouteHandler(overHTTP2: false, stats: self.stats, journal: self.journal, holds: self.holds))
     }
 
     private func configureHTTP2(_ channel: Channel) throws {
         let stats = self.stats
         let journal = self.journal
+        let holds = self.holds
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server,
             connectionConfiguration: self.connectionConfiguration,
@@ -68,9 +71,10 @@ struct ServerPipelines: Sendable {
             stream.eventLoop.makeCompletedFuture {
                 let sync = stream.pipeline.syncOperations
                 try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                try sync.addHandler(RouteHandler(overHTTP2: true, stats: stats, journal: journal))
+                try sync.addHandler(RouteHandler(overHTTP2: true, stats: stats, journal: journal, holds: holds))
             }
         }
+        try channel.pipeline.syncOperations.addHandler(HTTP2PingRoundTrip())
     }
 
     /// Generous limits: test clients cancel and reset streams on purpose, which NIO's defaults

@@ -66,13 +66,14 @@ public final class TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let recorder: StatsRecorder
     private let journal: RequestJournal
+    private let holds: UploadHolds
     private let refusingPort: RefusingPort
     /// Guards shutdown; held while shutting down so a concurrent caller waits for the end too.
     private let isShutDown = NIOLockedValueBox(false)
 
     private init(
         configuration: Configuration, ports: [ListenerKind: Int], group: MultiThreadedEventLoopGroup,
-        recorder: StatsRecorder, journal: RequestJournal, refusingPort: RefusingPort, blackholePort: Int,
+        recorder: StatsRecorder, journal: RequestJournal, holds: UploadHolds, refusingPort: RefusingPort, blackholePort: Int,
         faultPorts: FaultPorts
     ) {
         self.configuration = configuration
@@ -92,6 +93,7 @@ public final class TestServer: Sendable {
         self.group = group
         self.recorder = recorder
         self.journal = journal
+        self.holds = holds
         self.refusingPort = refusingPort
     }
 
@@ -115,6 +117,7 @@ public final class TestServer: Sendable {
         let refusingPort = try RefusingPort()
         let recorder = StatsRecorder()
         let journal = RequestJournal()
+        let holds = UploadHolds()
         let sslContext: NIOSSLContext?
         do {
             sslContext = configuration.enableTLS ? try TLSMaterial.serverContext.get() : nil
@@ -123,7 +126,7 @@ public final class TestServer: Sendable {
             throw error
         }
         let pipelines = ServerPipelines(
-            stats: recorder, journal: journal, sslContext: sslContext,
+            stats: recorder, journal: journal, holds: holds, sslContext: sslContext,
             http2MaxConcurrentStreams: configuration.http2MaxConcurrentStreams
         )
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
@@ -149,7 +152,7 @@ public final class TestServer: Sendable {
                 let faultStats = StatsRecorder()
                 /// Starts one more TLS listener with `context` on a free port; returns the port.
                 func listenTLS(_ context: NIOSSLContext) throws -> Int {
-                    let pipelines = ServerPipelines(stats: faultStats, journal: journal, sslContext: context,
+                    let pipelines = ServerPipelines(stats: faultStats, journal: journal, holds: holds, sslContext: context,
                                                     http2MaxConcurrentStreams: 100)
                     let channel = try Self.listen(on: 0, kind: .tls, group: group, pipelines: pipelines).wait()
                     guard let bound = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
@@ -167,7 +170,7 @@ public final class TestServer: Sendable {
             throw error
         }
         return TestServer(
-            configuration: configuration, ports: ports, group: group, recorder: recorder, journal: journal,
+            configuration: configuration, ports: ports, group: group, recorder: recorder, journal: journal, holds: holds,
             refusingPort: refusingPort, blackholePort: blackhole.port, faultPorts: faultPorts
         )
     }
@@ -248,9 +251,28 @@ public final class TestServer: Sendable {
         self.recorder.snapshot
     }
 
-    /// How many requests the server received for a ``Route/flaky(key:failures:status:retryAfter:)`` key.
+    /// How many requests the server received for a key of ``Route/flaky(key:failures:status:retryAfter:)``,
+    /// ``Route/events(key:count:dropAfter:retryMilliseconds:)`` or ``Route/holdUpload(key:)`` (counted
+    /// when the whole request arrived; for `.holdUpload`, when its head did).
     public func requests(forKey key: String) -> Int {
         self.recorder.requests(forKey: key)
+    }
+
+    /// What the server wrote for the ``Route/firehose(key:bytes:)`` requests of `key` (zeros when none came).
+    public func firehose(_ key: String) -> FirehoseRecord {
+        self.recorder.firehose(forKey: key)
+    }
+
+    /// The `Last-Event-ID` of each ``Route/events(key:count:dropAfter:retryMilliseconds:)`` request of
+    /// `key`, in the order they arrived (`nil` for a request without one).
+    public func lastEventIDs(forKey key: String) -> [String?] {
+        self.recorder.lastEventIDs(forKey: key)
+    }
+
+    /// Lets the ``Route/holdUpload(key:)`` requests of `key` read their bodies: those waiting now and
+    /// any that come later.
+    public func releaseUpload(_ key: String) {
+        self.holds.release(key)
     }
 
     /// Sets every counter back to zero, except ``Stats/openConnections`` (connections still open stay

@@ -200,8 +200,12 @@ struct TestServerTests {
 
 // MARK: - Raw socket helpers
 
-/// A blocking HTTP/1.1 connection to 127.0.0.1 that reads `Content-Length` framed responses.
-private final class RawConnection {
+/// A blocking HTTP/1.1 connection to 127.0.0.1 that reads `Content-Length` framed responses, or
+/// everything until the server closes.
+///
+/// Safety: `@unchecked Sendable` because a test uses it from one thread at a time (each call blocks
+/// until done), handing it on between calls; nothing runs on it concurrently.
+final class RawConnection: @unchecked Sendable {
     struct Response {
         var status: Int
         var headers: [(String, String)]
@@ -253,6 +257,11 @@ private final class RawConnection {
 
     func send(_ head: String, body: [UInt8] = []) throws -> Response {
         try self.sendWithoutReading(head, body: body)
+        return try self.receive()
+    }
+
+    /// Reads one `Content-Length` framed response.
+    func receive() throws -> Response {
         let separator = Array("\r\n\r\n".utf8)
         var headEnd: Int?
         while headEnd == nil {
@@ -278,11 +287,22 @@ private final class RawConnection {
         return Response(status: status, headers: headers, body: body)
     }
 
-    private func fill() throws {
+    /// Every byte until the server closes the connection (or resets it), unparsed.
+    func readUntilClosed() throws -> [UInt8] {
+        while try self.fill(allowingEnd: true) {}
+        defer { self.buffer.removeAll() }
+        return self.buffer
+    }
+
+    /// Reads what is there into the buffer; `false` at the end of the stream when `allowingEnd`.
+    @discardableResult
+    private func fill(allowingEnd: Bool = false) throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { read(self.descriptor, $0.baseAddress, $0.count) }
+        if allowingEnd, count == 0 || (count < 0 && errno == ECONNRESET) { return false }
         guard count > 0 else { throw Failure(description: "read: \(count) errno \(errno)") }
         self.buffer += chunk[..<count]
+        return true
     }
 }
 

@@ -14,12 +14,15 @@ import Foundation
 /// asked for more until curl has sent some; when it is empty curl is paused (`CURL_READFUNC_PAUSE`)
 /// and resumed (`curl_easy_pause`) by the next chunk. With no ``length`` the body is sent with
 /// `Transfer-Encoding: chunked` on HTTP/1.1 and as DATA frames on HTTP/2; with one it is announced in
-/// `Content-Length`, and a sequence that ends early or goes on fails the transfer.
+/// `Content-Length`, and a sequence that ends early or goes on fails the transfer
+/// (``TransferError/Code/requestBodyFileChanged``). Its last byte is sent once the sequence has ended:
+/// curl asks for nothing past the length, so only then can a sequence that goes on be caught.
 ///
 /// **Sent once.** A streamed body cannot be sent again: a redirect that keeps the body (307, 308) or
 /// a retry after some of it was read fails with ``TransferError/Code/requestBodyStreamExhausted``
 /// instead of sending half a body. Until curl has asked for the first byte (a refused connection,
-/// say) a retry may still use it. If the sequence throws, the transfer fails with
+/// say) a retry may still use it. One transfer has it at a time: another one started meanwhile fails
+/// with ``TransferError/Code/invalidRequest``. If the sequence throws, the transfer fails with
 /// ``TransferError/Code/requestBodyStreamExhausted`` carrying the error's description.
 public final class RequestBodyStream: Sendable, Hashable {
     typealias Waiter = CheckedContinuation<Bool, Never>
@@ -29,6 +32,8 @@ public final class RequestBodyStream: Sendable, Hashable {
         var state: UploadStreamState<Waiter>
         /// Resumes curl, paused for want of bytes (set by the transfer reading the body).
         var resumeConsumer: (@Sendable () -> Void)?
+        /// The transfer the stream is attached to, until it ends.
+        var consumer: ObjectIdentifier?
         /// The task iterating the sequence, once curl asked for the first byte.
         var producer: Task<Void, Never>?
     }
@@ -60,7 +65,7 @@ public final class RequestBodyStream: Sendable, Hashable {
             }
             stream.complete()
         }
-        self.guarded = Locked(Guarded(state: UploadStreamState(limit: self.bufferSize)))
+        self.guarded = Locked(Guarded(state: UploadStreamState(limit: self.bufferSize, length: self.length)))
     }
 
     public static func == (lhs: RequestBodyStream, rhs: RequestBodyStream) -> Bool {
@@ -113,14 +118,24 @@ public final class RequestBodyStream: Sendable, Hashable {
 
     // MARK: Consumer (the transfer, on the engine's context)
 
-    /// Binds the stream to the transfer about to read it: `resume` wakes that transfer's curl when
-    /// it was paused for want of bytes. `false` when the body was already read (it cannot be sent
-    /// again).
-    func attach(resume: @escaping @Sendable () -> Void) -> Bool {
+    /// Binds the stream to the transfer `owner`, about to read it: `resume` wakes that transfer's
+    /// curl when it was paused for want of bytes.
+    ///
+    /// - Returns: `nil`, or why the transfer cannot have the stream:
+    ///   ``TransferError/Code/requestBodyStreamExhausted`` when the body was already read (it cannot
+    ///   be sent again), ``TransferError/Code/invalidRequest`` while another transfer has it.
+    func attach(owner: ObjectIdentifier, resume: @escaping @Sendable () -> Void) -> TransferError? {
         self.guarded.withLock { guarded in
-            guard guarded.producer == nil else { return false }
+            guard guarded.producer == nil else {
+                return TransferError(.requestBodyStreamExhausted,
+                                     "The request body stream was already sent by another transfer; it cannot be sent again.")
+            }
+            guard guarded.consumer == nil || guarded.consumer == owner else {
+                return TransferError(.invalidRequest, "A request body stream serves one transfer at a time; another one has it.")
+            }
+            guarded.consumer = owner
             guarded.resumeConsumer = resume
-            return true
+            return nil
         }
     }
 
@@ -159,10 +174,13 @@ public final class RequestBodyStream: Sendable, Hashable {
         self.guarded.withLock { $0.state.sent }
     }
 
-    /// The transfer that read the body ended: the sequence is asked for nothing more. A body that
-    /// was never read stays usable by another transfer (a retry).
-    func transferEnded(_ error: TransferError?) {
+    /// The transfer `owner` ended: if it had the stream and read from it, the sequence is asked for
+    /// nothing more. A body that was never read stays usable by another transfer (a retry); a
+    /// transfer that was refused the stream leaves it alone.
+    func transferEnded(_ error: TransferError?, owner: ObjectIdentifier) {
         let task = self.guarded.withLock { guarded -> Task<Void, Never>? in
+            guard guarded.consumer == owner else { return nil }
+            guarded.consumer = nil
             guarded.resumeConsumer = nil
             return guarded.producer
         }

@@ -26,10 +26,14 @@ public final class ResponseBodyStream: Sendable, Hashable {
         package var resume: @Sendable () -> Void
         /// Called (on any thread) when the consumer gave up while the transfer runs.
         package var cancel: @Sendable () -> Void
+        /// The transfer's identity: only it ends the stream once it has claimed it.
+        package var owner: ObjectIdentifier?
 
-        package init(resume: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
+        package init(resume: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void,
+                     owner: ObjectIdentifier? = nil) {
             self.resume = resume
             self.cancel = cancel
+            self.owner = owner
         }
     }
 
@@ -41,6 +45,8 @@ public final class ResponseBodyStream: Sendable, Hashable {
         var state: ResponseStreamState<HeadWaiter, BodyWaiter>
         var producer: Producer?
         var isClaimed = false
+        /// The claiming producer's ``Producer/owner``.
+        var owner: ObjectIdentifier?
     }
 
     /// The default buffer: 1 MiB.
@@ -72,7 +78,8 @@ public final class ResponseBodyStream: Sendable, Hashable {
     /// The final response's head and URL, once they arrived (redirects are followed first).
     ///
     /// - Throws: The transfer's ``TransferError`` when it ended before a head arrived; cancelling
-    ///   the waiting task cancels the transfer.
+    ///   the waiting task cancels the transfer. ``TransferError/Code/invalidRequest`` when another
+    ///   task is already waiting (one consumer at a time; the same holds for the body).
     public func head() async throws(TransferError) -> (HTTPResponse, URL) {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: HeadWaiter) in
@@ -155,6 +162,7 @@ public final class ResponseBodyStream: Sendable, Hashable {
         let claimed = self.guarded.withLock { guarded -> Bool in
             guard !guarded.isClaimed else { return false }
             guarded.isClaimed = true
+            guarded.owner = producer.owner
             guarded.producer = producer
             return true
         }
@@ -184,12 +192,15 @@ public final class ResponseBodyStream: Sendable, Hashable {
         }
     }
 
-    /// The transfer ended: complete (`nil`) or with `error`.
-    package func finish(_ error: TransferError?) {
-        let release = self.guarded.withLock { guarded in
+    /// The transfer ended: complete (`nil`) or with `error`. With an `owner`, only the transfer that
+    /// claimed the stream ends it (or any, before a claim): one that was refused the stream, because
+    /// another has it, leaves it alone.
+    package func finish(_ error: TransferError?, owner: ObjectIdentifier? = nil) {
+        let release = self.guarded.withLock { guarded -> ResponseStreamState<HeadWaiter, BodyWaiter>.Release? in
+            if let owner, guarded.isClaimed, guarded.owner != owner { return nil }
             guarded.producer = nil
             return guarded.state.finish(error)
         }
-        Self.resume(release)
+        if let release { Self.resume(release) }
     }
 }

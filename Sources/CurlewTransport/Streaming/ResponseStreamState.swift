@@ -126,17 +126,19 @@ struct ResponseStreamState<HeadWaiter: Sendable, BodyWaiter: Sendable>: Sendable
 
     // MARK: Consumer
 
-    /// The consumer asks for the head.
+    /// The consumer asks for the head. A second consumer waiting at the same time is refused (it
+    /// would otherwise take the first one's place and leave it waiting forever).
     mutating func awaitHead(_ waiter: HeadWaiter) -> HeadAction {
         if let head = self.head { return .head(head.response, head.url) }
         if let end = self.end {
             return .fail(end ?? TransferError(.badServerResponse, "The response ended without a head."))
         }
+        guard self.headWaiter == nil else { return .fail(Self.oneConsumer) }
         self.headWaiter = waiter
         return .wait
     }
 
-    /// The consumer asks for the next chunk.
+    /// The consumer asks for the next chunk. A second consumer waiting at the same time is refused.
     mutating func next(_ waiter: BodyWaiter) -> NextAction {
         if self.first < self.chunks.count {
             let chunk = self.chunks[self.first]
@@ -157,19 +159,29 @@ struct ResponseStreamState<HeadWaiter: Sendable, BodyWaiter: Sendable>: Sendable
         case .some(.none): return .end
         case .some(.some(let error)): return .fail(error)
         case .none:
+            guard self.bodyWaiter == nil else { return .fail(Self.oneConsumer) }
             self.bodyWaiter = waiter
             return .wait
         }
     }
 
+    private static var oneConsumer: TransferError {
+        TransferError(.invalidRequest, "A response body is read by one consumer at a time; another one is already waiting.")
+    }
+
     /// The consumer gave up (cancelled, or stopped reading before the end): what is buffered is
-    /// dropped, and a producer still running is cancelled; the body then fails with `error` (or
-    /// keeps the end it already had).
+    /// dropped, and a producer still running is cancelled; the body then fails with `error`. A body
+    /// that had ended keeps its end only when nothing buffered was dropped: otherwise the consumer
+    /// would take what it read for the whole body.
     mutating func cancel(_ error: TransferError) -> Release {
+        let dropsBytes = self.first < self.chunks.count
         self.chunks.removeAll()
         self.first = 0
         self.buffered = 0
-        guard self.end == nil else { return Release() }
+        guard self.end == nil else {
+            if dropsBytes { self.end = .some(error) }
+            return Release()
+        }
         var release = self.finish(error)
         release.cancelProducer = true
         return release

@@ -12,6 +12,10 @@ import Foundation
 ///
 /// Each event returns what the caller must do once the lock it is kept under is released. `Waiter`
 /// is the producer's continuation (a plain value in tests).
+///
+/// With a ``length`` announced, the body's last byte waits for the producer's end: curl sends
+/// nothing after `length` bytes, so a producer that goes on past them must be caught before curl has
+/// them all, and one that stops short when curl asks for the rest.
 struct UploadStreamState<Waiter: Sendable>: Sendable {
     /// What curl's read callback does.
     enum ReadAction: Equatable {
@@ -37,6 +41,8 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
 
     /// The most bytes buffered before the producer waits.
     let limit: Int
+    /// The body's announced length, if any.
+    let length: Int64?
     private var chunks: [Data] = []
     /// The first chunk of ``chunks`` not yet read through (the array is compacted when it empties).
     private var first = 0
@@ -53,13 +59,16 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
     private(set) var consumerPaused = false
     private var producerWaiter: Waiter?
 
-    init(limit: Int) {
+    init(limit: Int, length: Int64? = nil) {
         self.limit = max(1, limit)
+        self.length = length
     }
 
     // MARK: Producer
 
-    /// The producer has a chunk. A full buffer keeps `waiter` until curl has read some.
+    /// The producer has a chunk. A full buffer keeps `waiter` until curl has read some. With a
+    /// ``length``, a producer that has written all of it goes on (its end releases the last byte),
+    /// and one past it waits until the failure stops it.
     mutating func write(_ chunk: Data, waiter: Waiter) -> WriteAction {
         guard self.failure == nil, !self.isComplete else { return .stop }
         let resume = self.consumerPaused
@@ -67,6 +76,11 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
         if !chunk.isEmpty {
             self.chunks.append(chunk)
             self.buffered += chunk.count
+        }
+        if let length = self.length, self.sent + Int64(self.buffered) >= length {
+            guard self.sent + Int64(self.buffered) > length else { return .stored(resumeConsumer: resume) }
+            self.producerWaiter = waiter
+            return .wait(resumeConsumer: resume)
         }
         guard self.buffered >= self.limit else { return .stored(resumeConsumer: resume) }
         self.producerWaiter = waiter
@@ -102,6 +116,20 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
     /// its buffer at the given position.
     mutating func read(capacity: Int, copy: (Data, Range<Int>, Int) -> Void) -> ReadAction {
         if let failure = self.failure { return .fail(failure) }
+        var capacity = capacity
+        if let length = self.length {
+            let unsent = self.sent + Int64(self.buffered)
+            if unsent > length {
+                return .fail(TransferError(.requestBodyFileChanged,
+                                           "The request body's sequence went on past the \(length) bytes announced."))
+            }
+            if self.isComplete, unsent < length {
+                return .fail(TransferError(.requestBodyFileChanged,
+                                           "The request body's sequence ended \(length - unsent) bytes before the length announced."))
+            }
+            // The last byte waits for the producer's end (or for more bytes, which fail the body).
+            if !self.isComplete { capacity = min(capacity, Int(clamping: max(0, length - self.sent - 1))) }
+        }
         var copied = 0
         while copied < capacity, self.first < self.chunks.count {
             let chunk = self.chunks[self.first]

@@ -20,22 +20,21 @@ extension Transfer {
 
     /// Binds the request's streams to this transfer.
     /// - Throws: ``TransferError/Code/invalidRequest`` when the response stream already serves
-    ///   another transfer; ``TransferError/Code/requestBodyStreamExhausted`` when the body stream was
-    ///   already read by one.
+    ///   another transfer, or the body stream is attached to another live one;
+    ///   ``TransferError/Code/requestBodyStreamExhausted`` when the body stream was already read by one.
     func claimStreams() throws(TransferError) {
         if case .stream(let stream) = self.request.destination {
             let producer = ResponseBodyStream.Producer(
                 resume: { [weak self] in self?.liftStreamPause(CURLPAUSE_RECV) },
-                cancel: { [weak self] in self?.cancel() })
+                cancel: { [weak self] in self?.cancel() },
+                owner: ObjectIdentifier(self))
             guard stream.claim(producer) else {
                 throw TransferError(.invalidRequest, "A response body stream serves one transfer; this one already has one.")
             }
         }
         if case .stream(let stream) = self.request.body {
-            guard stream.attach(resume: { [weak self] in self?.liftStreamPause(CURLPAUSE_SEND) }) else {
-                throw TransferError(.requestBodyStreamExhausted,
-                                    "The request body stream was already sent by another transfer; it cannot be sent again.")
-            }
+            let resume: @Sendable () -> Void = { [weak self] in self?.liftStreamPause(CURLPAUSE_SEND) }
+            if let refusal = stream.attach(owner: ObjectIdentifier(self), resume: resume) { throw refusal }
         }
     }
 
@@ -76,7 +75,8 @@ extension Transfer {
         case .success: error = nil
         case .failure(let failure): error = failure
         }
-        if case .stream(let stream) = self.request.destination { stream.finish(error) }
-        if case .stream(let stream) = self.request.body { stream.transferEnded(error) }
+        // Streams this transfer was refused (another transfer has them) are left alone.
+        if case .stream(let stream) = self.request.destination { stream.finish(error, owner: ObjectIdentifier(self)) }
+        if case .stream(let stream) = self.request.body { stream.transferEnded(error, owner: ObjectIdentifier(self)) }
     }
 }
