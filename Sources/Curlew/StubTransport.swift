@@ -209,7 +209,7 @@ public final class StubTransport: TransferRunning, Sendable {
             }
             guard cancels else { return }
             let error = TransferError.cancelled(url: self.request.url)
-            if case .stream(let stream) = self.request.destination { stream.finish(error) }
+            if case .stream(let stream) = self.request.destination { stream.finish(error, owner: ObjectIdentifier(self)) }
             self.transport.queue.async {
                 self.observer.transferDidComplete(with: .failure(error))
             }
@@ -235,7 +235,7 @@ public final class StubTransport: TransferRunning, Sendable {
             case .failure(let error, _):
                 var failure = error
                 failure.failingURL = failure.failingURL ?? self.request.url
-                if case .stream(let stream) = self.request.destination { stream.finish(failure) }
+                if case .stream(let stream) = self.request.destination { stream.finish(failure, owner: ObjectIdentifier(self)) }
                 self.observer.transferDidComplete(with: .failure(failure))
             case .response(let response):
                 self.observer.transferDidComplete(with: self.complete(response))
@@ -255,7 +255,8 @@ public final class StubTransport: TransferRunning, Sendable {
                     guard let self else { return }
                     self.transport.queue.async { self.pump(stream) }
                 },
-                cancel: { [weak self] in self?.cancel() })
+                cancel: { [weak self] in self?.cancel() },
+                owner: ObjectIdentifier(self))
             guard stream.claim(producer) else {
                 self.finishStream(stream, with: .failure(TransferError(.invalidRequest, "A response body stream serves one transfer.")))
                 return
@@ -290,8 +291,8 @@ public final class StubTransport: TransferRunning, Sendable {
             }
             guard finishes else { return }
             switch completion {
-            case .success: stream.finish(nil)
-            case .failure(let error): stream.finish(error)
+            case .success: stream.finish(nil, owner: ObjectIdentifier(self))
+            case .failure(let error): stream.finish(error, owner: ObjectIdentifier(self))
             }
             self.observer.transferDidComplete(with: completion)
         }

@@ -34,7 +34,7 @@ extension RequestOperationManager {
             let attemptRequest = interceptor == nil ? request : try await interceptor?.adapt(request, attempt: attempt) ?? request
             let outcome = await run.transfer(attemptRequest, on: self.instrumented)
             if run.isCancelled { throw Self.cancellation(outcome, url: request.url) }
-            guard let delay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
+            guard let delay = await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
                                                         policy: policy, interceptor: interceptor, budget: budget) else {
                 var response = try outcome.get()
                 response.metrics.retryCount = attempt - 1
@@ -78,7 +78,7 @@ extension RequestOperationManager {
             let outcome = head.map { TransferResponse(head: $0.0, body: nil, fileURL: nil, url: $0.1, metrics: metrics) }
             let delay: Duration
             do {
-                guard let retryDelay = try await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
+                guard let retryDelay = await Self.retryDelay(after: outcome, of: attemptRequest, attempt: attempt,
                                                                  policy: policy, interceptor: interceptor, budget: budget) else {
                     let (head, url) = try head.get()
                     handedOver = true
@@ -100,14 +100,12 @@ extension RequestOperationManager {
 
     /// How long to wait before sending the request again after attempt `attempt` ended with
     /// `outcome` — the interceptor decides first, then the retry policy within the manager's retry
-    /// budget (an interceptor's own retries do not draw on it) — or `nil` to keep the outcome.
-    ///
-    /// - Throws: `TransferError/Code/requestBodyStreamExhausted` when a retry is due but the request's
-    ///   streamed body was already read: it cannot be sent again.
+    /// budget (an interceptor's own retries do not draw on it) — or `nil` to keep the outcome (also
+    /// when the request's streamed body was already read: it cannot be sent again).
     private static func retryDelay(
         after outcome: Result<TransferResponse, TransferError>, of request: TransferRequest, attempt: Int,
         policy: RetryPolicy, interceptor: (any RequestInterceptor)?, budget: RetryBudget?
-    ) async throws -> Duration? {
+    ) async -> Duration? {
         if attempt == 1, policy.maximumAttempts > 1 { budget?.recordFirstAttempt() }
         var decision = RetryDecision.doNotRetry
         if let interceptor {
@@ -117,12 +115,8 @@ extension RequestOperationManager {
             decision = policy.decide(after: outcome.map(\.head), method: request.head.method, attempt: attempt)
             if case .retry = decision, let budget, !budget.withdrawRetry() { decision = .doNotRetry }
         }
-        guard case .retry(let delay) = decision else { return nil }
-        if case .stream(let body) = request.body, body.hasStarted {
-            throw TransferError(.requestBodyStreamExhausted,
-                                "The request would be sent again (attempt \(attempt + 1)), but its body was streamed and cannot be sent twice.",
-                                failingURL: request.url)
-        }
+        // A streamed body that curl has read cannot be sent again: the attempt's outcome stands.
+        guard case .retry(let delay) = decision, request.canBeSentAgain else { return nil }
         return delay
     }
 

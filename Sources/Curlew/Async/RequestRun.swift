@@ -18,6 +18,9 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     private enum Stage {
         /// Between attempts, or preparing one.
         case idle
+        /// A transfer is being started: a cancel or pause now is carried out once `start()` returned
+        /// (a transport may ignore one that reaches a transfer not started yet).
+        case starting(CheckedContinuation<Result<TransferResponse, TransferError>, Never>?)
         /// A transfer runs; its completion resumes the continuation.
         case transferring(any TransferControl, CheckedContinuation<Result<TransferResponse, TransferError>, Never>)
         /// A transfer streams its response body to a reader, who sees its end.
@@ -72,22 +75,19 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     func transfer(_ request: TransferRequest, on transport: any TransferRunning) async -> Result<TransferResponse, TransferError> {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransferResponse, TransferError>, Never>) in
-                let transfer = transport.makeTransfer(request, observer: self)
-                let (starts, paused) = self.lock.withLock { () -> (Bool, Bool) in
-                    guard !self.isCancelledStorage else { return (false, false) }
-                    self.stage = .transferring(transfer, continuation)
+                let starts = self.lock.withLock { () -> Bool in
+                    guard !self.isCancelledStorage else { return false }
+                    self.stage = .starting(continuation)
                     self.attemptsStarted += 1
-                    return (true, self.isPaused)
+                    return true
                 }
                 guard starts else {
                     continuation.resume(returning: .failure(TransferError.cancelled(url: request.url)))
                     return
                 }
+                let transfer = transport.makeTransfer(request, observer: self)
                 transfer.start()
-                if paused { transfer.pause() }
-                // A cancel that came between the stage change and `start()` reached a transfer that
-                // had not started, which a transport may ignore: say it again.
-                if self.isCancelled { transfer.cancel() }
+                self.started(transfer, stage: .transferring(transfer, continuation))
             }
         } onCancel: {
             self.cancel()
@@ -101,20 +101,34 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     func stream(
         _ request: TransferRequest, into stream: ResponseBodyStream, on transport: any TransferRunning, ended: StreamEnd
     ) async -> Result<(HTTPResponse, URL), TransferError> {
-        let transfer = transport.makeTransfer(request, observer: ended)
         let starts = self.lock.withLock { () -> Bool in
             guard !self.isCancelledStorage else { return false }
-            self.stage = .streaming(transfer)
+            self.stage = .starting(nil)
             self.attemptsStarted += 1
             return true
         }
         guard starts else { return .failure(TransferError.cancelled(url: request.url)) }
+        let transfer = transport.makeTransfer(request, observer: ended)
         transfer.start()
-        if self.isCancelled { transfer.cancel() }
+        self.started(transfer, stage: .streaming(transfer))
         do {
             return .success(try await stream.head())
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// `transfer` has started: the run moves to `stage`, unless the transfer completed meanwhile, and
+    /// a cancel or pause that came while it started is carried out now, once.
+    private func started(_ transfer: any TransferControl, stage: Stage) {
+        let (cancels, pauses) = self.lock.withLock { () -> (Bool, Bool) in
+            if case .starting = self.stage { self.stage = stage }
+            return (self.isCancelledStorage, self.isPaused)
+        }
+        if cancels {
+            transfer.cancel()
+        } else if pauses {
+            transfer.pause()
         }
     }
 
@@ -143,11 +157,12 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     /// Ends the run's current stage as cancelled; later stages do not start.
     func cancel() {
         let stage = self.lock.withLock { () -> Stage in
+            guard !self.isCancelledStorage else { return .idle }  // said once is enough
             self.isCancelledStorage = true
             return self.stage
         }
         switch stage {
-        case .idle: break
+        case .idle, .starting: break  // a transfer being started is cancelled once `start()` returned
         case .transferring(let transfer, _), .streaming(let transfer): transfer.cancel()
         case .waiting: self.endWait(cancelled: true)
         }
@@ -190,9 +205,13 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
 
     func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
         let continuation = self.lock.withLock { () -> CheckedContinuation<Result<TransferResponse, TransferError>, Never>? in
-            guard case .transferring(_, let continuation) = self.stage else { return nil }
-            self.stage = .idle
-            return continuation
+            switch self.stage {
+            case .transferring(_, let continuation), .starting(let continuation?):
+                self.stage = .idle
+                return continuation
+            default:
+                return nil
+            }
         }
         continuation?.resume(returning: result)
     }

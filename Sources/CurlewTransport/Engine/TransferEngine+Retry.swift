@@ -50,7 +50,8 @@ extension TransferEngine {
             }
             let decision = policy.decide(after: outcome.map(\.head), method: request.head.method, attempt: attempt,
                                          using: &random)
-            guard case .retry(let wait) = decision, budget?.withdrawRetry() ?? true else {
+            // A streamed body that curl has read cannot be sent again: the attempt's outcome stands.
+            guard case .retry(let wait) = decision, request.canBeSentAgain, budget?.withdrawRetry() ?? true else {
                 var response = try outcome.get()
                 response.metrics.retryCount = attempt - 1
                 return response

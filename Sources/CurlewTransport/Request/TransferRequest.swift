@@ -308,3 +308,12 @@ struct RequestTarget: Hashable {
         return digits == 0 || (1...65535).contains(port)
     }
 }
+
+extension TransferRequest {
+    /// Whether the request can be sent again from its start: its body is not a stream that curl has
+    /// already read (``RequestBodyStream/hasStarted``).
+    public var canBeSentAgain: Bool {
+        guard case .stream(let stream) = self.body else { return true }
+        return !stream.hasStarted
+    }
+}

@@ -18,10 +18,11 @@ import Foundation
 /// (``TransferError/Code/requestBodyFileChanged``). Its last byte is sent once the sequence has ended:
 /// curl asks for nothing past the length, so only then can a sequence that goes on be caught.
 ///
-/// **Sent once.** A streamed body cannot be sent again: a redirect that keeps the body (307, 308) or
-/// a retry after some of it was read fails with ``TransferError/Code/requestBodyStreamExhausted``
-/// instead of sending half a body. Until curl has asked for the first byte (a refused connection,
-/// say) a retry may still use it. One transfer has it at a time: another one started meanwhile fails
+/// **Sent once.** A streamed body cannot be sent again: a redirect that keeps the body (307, 308)
+/// fails with ``TransferError/Code/requestBodyStreamExhausted`` instead of sending half a body, and a
+/// retry that would need it again is not made (``TransferEngine/execute(_:retry:)`` and the manager
+/// return the attempt's outcome, the 503 say). Until curl has asked for the first byte (a refused
+/// connection, say) a retry may still use it. One transfer has it at a time: another one started meanwhile fails
 /// with ``TransferError/Code/invalidRequest``. If the sequence throws, the transfer fails with
 /// ``TransferError/Code/requestBodyStreamExhausted`` carrying the error's description.
 public final class RequestBodyStream: Sendable, Hashable {
