@@ -18,6 +18,12 @@ import Foundation
 /// (``TransferError/Code/requestBodyFileChanged``). Its last byte is sent once the sequence has ended:
 /// curl asks for nothing past the length, so only then can a sequence that goes on be caught.
 ///
+/// **A slow producer.** curl's idle timeout (``TransferOptions/idleTimeout``, 60 s by default) counts
+/// the producer's silence as a silent server's: a sequence that yields nothing for longer fails the
+/// transfer with ``TransferError/Code/timedOut``. Raise it, or set `nil`, for a producer that may pause
+/// (a paused *reader* of a response body is exempt: curl does not speed-check a paused download).
+/// With `length: 0` the body is empty and the sequence is not read.
+///
 /// **Sent once.** A streamed body cannot be sent again: a redirect that keeps the body (307, 308)
 /// fails with ``TransferError/Code/requestBodyStreamExhausted`` instead of sending half a body, and a
 /// retry that would need it again is not made (``TransferEngine/execute(_:retry:)`` and the manager
