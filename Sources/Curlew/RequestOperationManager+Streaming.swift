@@ -138,8 +138,9 @@ extension RequestOperationManager {
     /// let receipt = try await api.upload(lines, to: "ingest", as: Receipt.self)
     /// ```
     ///
-    /// A streamed body is sent once: a redirect that keeps the body (307, 308), or a retry after some
-    /// of it was sent, fails with `TransferError/Code/requestBodyStreamExhausted`.
+    /// A streamed body is sent once: a redirect that keeps the body (307, 308) fails with
+    /// `TransferError/Code/requestBodyStreamExhausted`, and a retry that would need it again is not
+    /// made (the attempt's outcome stands).
     ///
     /// - Parameters:
     ///   - body: Any `AsyncSequence` of `Data`, `[UInt8]` or other bytes.
