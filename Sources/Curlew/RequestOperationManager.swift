@@ -161,7 +161,7 @@ public final class RequestOperationManager: Sendable {
     ///   - baseURL: Where relative paths are resolved; `nil` when every path is an absolute URL.
     ///   - backend: The scheduler the engine runs on; `.dispatch` by default.
     ///   - configuration: The engine's connection limits.
-    ///   - cookies: `.off` (the default), `.inMemory` (a jar of the manager's own) or a shared jar.
+    ///   - cookies: `.inMemory` (the default: a jar of the manager's own), `.off`, or a shared jar.
     ///   - cache: An HTTP cache for the manager's GETs (``HTTPCache``); none by default.
     ///   - logger: Where requests are logged: start, finish and failure at `.debug`, curl's wire
     ///     trace (credentials redacted) at `.trace`. By default nothing is logged.
@@ -171,7 +171,7 @@ public final class RequestOperationManager: Sendable {
         baseURL: URL? = nil,
         backend: Backend = .dispatch,
         configuration: TransferEngine.Configuration = TransferEngine.Configuration(),
-        cookies: CookieStorage = .off,
+        cookies: CookieStorage = .inMemory,
         cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -186,14 +186,14 @@ public final class RequestOperationManager: Sendable {
     /// - Parameters:
     ///   - baseURL: Where relative paths are resolved.
     ///   - engine: Any `TransferEngine`, on any scheduler.
-    ///   - cookies: `.off` (the default), `.inMemory` or a shared jar.
+    ///   - cookies: `.inMemory` (the default), `.off` or a shared jar.
     ///   - cache: An HTTP cache for the manager's GETs; none by default.
     ///   - logger: Where requests are logged; nothing by default.
     ///   - metricsFactory: Where request metrics go.
     public convenience init(
         baseURL: URL? = nil,
         engine: TransferEngine,
-        cookies: CookieStorage = .off,
+        cookies: CookieStorage = .inMemory,
         cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -213,14 +213,14 @@ public final class RequestOperationManager: Sendable {
     /// - Parameters:
     ///   - baseURL: Where relative paths are resolved.
     ///   - transport: Runs the transfers; a `TransferEngine` is used as an engine.
-    ///   - cookies: `.off` (the default), `.inMemory` or a shared jar (only an engine uses it).
+    ///   - cookies: `.inMemory` (the default), `.off` or a shared jar (only an engine uses it).
     ///   - cache: An HTTP cache for the manager's GETs, in front of `transport`; none by default.
     ///   - logger: Where requests are logged; nothing by default.
     ///   - metricsFactory: Where request metrics go.
     public convenience init(
         baseURL: URL? = nil,
         transport: any TransferRunning,
-        cookies: CookieStorage = .off,
+        cookies: CookieStorage = .inMemory,
         cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -544,11 +544,16 @@ public final class RequestOperationManager: Sendable {
 }
 
 /// Where a ``RequestOperationManager`` keeps cookies.
+///
+/// A manager keeps cookies by default, as a URLSession or a `requests` session does: a jar of its own,
+/// in memory, whose cookies go only to the hosts that set them (curl's rules: domain, path, `Secure`,
+/// expiry) and, like every secret of the manager, only to its base URL's origin. A bare
+/// `TransferEngine` keeps none unless a request names a jar.
 public enum CookieStorage: Sendable, Hashable {
-    /// No cookies: `Set-Cookie` is ignored and no cookie is sent (the default, as for any
-    /// Curlew transfer). A `Cookie` header set by hand is still sent.
+    /// No cookies: `Set-Cookie` is ignored and no cookie is sent. A `Cookie` header set by hand is
+    /// still sent.
     case off
-    /// A jar of the manager's own, in memory, shared by all its transfers.
+    /// A jar of the manager's own, in memory, shared by all its transfers (the default).
     case inMemory
     /// `jar`, which may be shared with other managers or transfers.
     case jar(CookieJar)

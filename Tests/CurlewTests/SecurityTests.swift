@@ -173,11 +173,13 @@ struct SecurityTests {
         }
     }
 
-    @Test("cookies: off by default; in memory, sent by the next request to the host and never to another host",
+    @Test("cookies: a jar of the manager's own by default, none when off; sent by the next request to the host and never to another host",
           arguments: BackendConfiguration.allCases)
     func cookies(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await withManager(backend) { api in
+        let byDefault = RequestOperationManager(baseURL: server.baseURL, transport: StubTransport())
+        #expect(byDefault.cookieJar != nil, "a manager keeps cookies unless told not to")
+        try await withManager(backend, cookies: .off) { api in
             #expect(api.cookieJar == nil)
             _ = try await api.get(Route.setCookie(name: "session", value: "abc").path, as: Echo.self)
             #expect(try await api.get("echo", as: Echo.self).headerValues("Cookie").isEmpty)

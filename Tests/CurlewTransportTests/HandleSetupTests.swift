@@ -55,11 +55,20 @@ struct HandleSetupTests {
         #expect(try self.setup { $0.maximumUploadBytesPerSecond = 0 } == base, "a rate of 0 is no limit")
     }
 
-    @Test("setups with secrets or shared state are never kept")
+    @Test("setups with secrets are never kept")
     func secretsAreNotKept() throws {
         #expect(try !self.setup { $0.credentials = TransferCredentials(user: "u", password: "p") }.isReusable)
-        #expect(try !self.setup { $0.cookieJar = CookieJar() }.isReusable)
         #expect(try !self.setup { $0.wireTracer = WireTracer { _, _ in } }.isReusable)
         #expect(try !self.setup { $0.tls.clientCertificate = ClientCertificate(certificateFile: "/tmp/c.pem") }.isReusable)
+    }
+
+    @Test("a cookie jar is kept, for the next transfer with the same jar only")
+    func cookieJarIsKeptForItsJar() throws {
+        let jar = CookieJar()
+        let withJar = try self.setup { $0.cookieJar = jar }
+        #expect(withJar.isReusable)
+        #expect(try self.setup { $0.cookieJar = jar } == withJar)
+        #expect(try self.setup { $0.cookieJar = CookieJar() } != withJar, "another jar must reset the handle")
+        #expect(try self.setup() != withJar, "no jar must reset the handle")
     }
 }

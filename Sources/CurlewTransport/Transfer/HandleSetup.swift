@@ -10,9 +10,10 @@ internal import CCurl
 /// is reset and the whole setup applied. ``apply(to:socketContext:)`` is static in what it reads:
 /// it sees only this value, so an option cannot depend on something the comparison misses.
 ///
-/// Setups that carry secrets or shared state (credentials, proxy credentials, a client identity, a
-/// cookie jar, a wire tracer, HSTS and Alt-Svc files) are never kept: their handle is reset (or
-/// replaced, see ``EasyHandle/reset()``) when it returns to the pool.
+/// Setups that carry secrets or state curl keeps in the handle (credentials, proxy credentials, a
+/// client identity, a wire tracer, HSTS and Alt-Svc files) are never kept: their handle is reset (or
+/// replaced, see ``EasyHandle/reset()``) when it returns to the pool. A cookie jar is kept: it lives in
+/// the jar's share, not in the handle, and the next transfer must name the same jar to reuse it.
 struct HandleSetup: Equatable {
     /// How the method and body are expressed to curl.
     enum Method: Equatable {
@@ -41,7 +42,11 @@ struct HandleSetup: Equatable {
     var pinnedPublicKeys: String?
     var maximumUploadBytesPerSecond: Int64?
     var maximumDownloadBytesPerSecond: Int64?
-    /// Whether the handle may keep this setup in the pool (no secrets, no shared state).
+    /// The cookie jar (`CURLOPT_SHARE` and curl's cookie engine). Not a secret of the handle's: a pooled
+    /// handle keeps it for the next transfer with the same jar, and holds the jar (and its share)
+    /// alive while it does; any other transfer's setup differs, and resets the handle.
+    var cookieJar: CookieJar?
+    /// Whether the handle may keep this setup in the pool (no secrets).
     var isReusable: Bool
 
     init(options: TransferOptions, attempt: Attempt, sendsBody: Bool) {
@@ -65,7 +70,8 @@ struct HandleSetup: Equatable {
             ? nil : options.tls.pinnedPublicKeys.map(\.description).joined(separator: ";")
         self.maximumUploadBytesPerSecond = options.maximumUploadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         self.maximumDownloadBytesPerSecond = options.maximumDownloadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
-        self.isReusable = options.credentials == nil && options.cookieJar == nil && options.wireTracer == nil
+        self.cookieJar = options.cookieJar
+        self.isReusable = options.credentials == nil && options.wireTracer == nil
             && options.tls.clientCertificate == nil && self.route.isReusable
     }
 
@@ -97,6 +103,10 @@ struct HandleSetup: Equatable {
         try easy.set(CURLOPT_HEADERFUNCTION, callback: Transfer.headerCallback)
         try easy.setSocketCallbacks(open: MultiDriver.openSocketCallback, close: MultiDriver.closeSocketCallback,
                                     context: socketContext)
+        if let jar = self.cookieJar {
+            try easy.set(CURLOPT_SHARE, pointer: jar.share)
+            try easy.set(CURLOPT_COOKIEFILE, "")  // no file: just the cookie engine, on the shared jar
+        }
         switch self.method {
         case .head:
             try easy.set(CURLOPT_NOBODY, true)
