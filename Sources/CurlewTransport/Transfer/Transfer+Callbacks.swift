@@ -119,7 +119,8 @@ extension Transfer {
                                           failingURL: self.currentURL))
         }
         do {
-            var next = try RedirectPlanner.next(after: attempt, status: head.status.code, location: resolved)
+            var next = try RedirectPlanner.next(after: attempt, status: head.status.code, location: resolved,
+                                                secretHeaderNames: self.request.options.secretHeaderNames)
             if let delegate = self.delegate {
                 guard let decided = delegate.transfer(self, willRedirect: head, to: next.head) else { return nil }
                 if decided != next.head {

@@ -9,7 +9,7 @@ extension Transfer {
     func configureSessionOptions(_ easy: EasyHandle, for attempt: Attempt) throws(TransferError) {
         try self.configureIdentity(easy, tls: self.request.options.tls)
         try self.configureCredentials(easy, for: attempt)
-        try self.configureCookies(easy)
+        try self.configureCookies(easy, for: attempt)
         try self.configureTracing(easy)
     }
 }
