@@ -243,8 +243,9 @@ public final class RequestOperationManager: Sendable {
     }
 
     /// The user name and password curl answers authentication challenges with (Basic, Digest),
-    /// only ever sent to the base URL's origin (see the discussion of secrets above). `nil` by
-    /// default. (A bearer token is a header: `requestSerializer.setBearerToken(_:)`.)
+    /// only ever sent to the base URL's origin, as every secret of the manager (see
+    /// ``RequestOperationManager``). `nil` by default. (A bearer token is a header:
+    /// `requestSerializer.setBearerToken(_:)`.)
     public var credentials: TransferCredentials? {
         get { self.settings.withLock { $0.credentials } }
         set { self.settings.withLock { $0.credentials = newValue } }
@@ -309,8 +310,8 @@ public final class RequestOperationManager: Sendable {
     /// | `HTTP://EXAMPLE.com:80/x` | `HTTP://EXAMPLE.com:80/x` (the same origin) |
     /// | empty | the base URL itself |
     ///
-    /// A URL on another origin than the base URL's is sent without the manager's secrets (see the
-    /// discussion of secrets above).
+    /// A URL on another origin than the base URL's is sent without the manager's secrets (see
+    /// ``RequestOperationManager``).
     ///
     /// - Parameter path: A path relative to ``baseURL``, or an absolute URL.
     /// - Returns: The absolute URL.
