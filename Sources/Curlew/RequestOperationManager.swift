@@ -34,6 +34,15 @@ import Metrics
 /// cookie jar, wire tracing — goes through the transport's options, so a ``StubTransport`` in
 /// unit tests sees exactly the requests the engine would send.
 ///
+/// **Secrets stay on the base URL's origin** (scheme, host and port, the default port and the
+/// host's case normalised): the ``credentials``, the cookie jar, `Authorization`,
+/// `Proxy-Authorization` and `Cookie`, and the headers the request serializer marks secret
+/// (`setValue(_:forSecretHeader:)`) go only to requests on that origin, and on none of their
+/// redirects to another one. A path that resolves elsewhere (`https://cdn.example/a.png`,
+/// `//other.example/x`, another port or scheme) is still sent, without them, so links to other
+/// servers keep working; a `.debug` log line says what was withheld. Without a base URL, each
+/// request's own origin is where its secrets go.
+///
 /// **Errors** a caller catches: `RequestSerializationError` (nothing was sent: bad parameters or
 /// headers), `TransferError` (the transfer failed, or was cancelled: code
 /// `TransferError/Code/cancelled`; a path that makes no URL is `TransferError/Code/badURL`),
@@ -70,11 +79,15 @@ public final class RequestOperationManager: Sendable {
     let runs = RunRegistry()
     /// Whether ``shutdown()`` shuts ``engine`` down.
     private let ownsEngine: Bool
+    /// Where the manager's secrets go: the base URL's origin.
+    let secretScope: SecretScope
     let settings: Locked<Settings>
 
     /// The manager's mutable settings.
     struct Settings: Sendable {
-        var requestSerializer: any RequestSerializer = HTTPRequestSerializer()
+        var requestSerializer: any RequestSerializer = HTTPRequestSerializer() {
+            didSet { self.refresh() }
+        }
         var responseSerializer: any ResponseSerializer = JSONResponseSerializer() {
             didSet { self.refresh() }
         }
@@ -113,6 +126,8 @@ public final class RequestOperationManager: Sendable {
             let retryPolicy: RetryPolicy
             let retryBudget: RetryBudget?
             let interceptor: (any RequestInterceptor)?
+            /// The header names the request serializer marks secret.
+            let secretHeaderNames: Set<HTTPField.Name>
 
             fileprivate init(_ values: Values) {
                 self.validation = ResponseValidation(values.responseSerializer)
@@ -122,11 +137,13 @@ public final class RequestOperationManager: Sendable {
                 self.retryPolicy = values.retryPolicy
                 self.retryBudget = values.retryBudget
                 self.interceptor = values.interceptor
+                self.secretHeaderNames = values.requestSerializer.secretHeaderNames
             }
         }
 
         /// The settings a ``Snapshot`` is made of.
         fileprivate struct Values {
+            var requestSerializer: any RequestSerializer = HTTPRequestSerializer()
             var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
             var decoder: any DataDecoder = JSONDecoder()
             var securityPolicy = SecurityPolicy()
@@ -138,7 +155,7 @@ public final class RequestOperationManager: Sendable {
 
         private mutating func refresh() {
             self.snapshot = Snapshot(Values(
-                responseSerializer: self.responseSerializer, decoder: self.decoder, securityPolicy: self.securityPolicy,
+                requestSerializer: self.requestSerializer, responseSerializer: self.responseSerializer, decoder: self.decoder, securityPolicy: self.securityPolicy,
                 credentials: self.credentials, retryPolicy: self.retryPolicy, retryBudget: self.retryBudget,
                 interceptor: self.interceptor))
         }
@@ -234,6 +251,7 @@ public final class RequestOperationManager: Sendable {
         cookies: CookieStorage, cache: HTTPCache?, logger: Logger, metricsFactory: any MetricsFactory
     ) {
         self.baseURL = baseURL.map(Self.withTrailingSlash)
+        self.secretScope = SecretScope(baseURL: baseURL)
         self.transport = transport
         self.engine = engine
         self.ownsEngine = ownsEngine
@@ -306,8 +324,9 @@ public final class RequestOperationManager: Sendable {
     }
 
     /// The user name and password curl answers authentication challenges with (Basic, Digest),
-    /// only ever sent to the origin of the request they go with. `nil` by default. (A bearer
-    /// token is a header: `requestSerializer.setBearerToken(_:)`.)
+    /// only ever sent to the base URL's origin, as every secret of the manager (see
+    /// ``RequestOperationManager``). `nil` by default. (A bearer token is a header:
+    /// `requestSerializer.setBearerToken(_:)`.)
     public var credentials: TransferCredentials? {
         get { self.settings.withLock { $0.credentials } }
         set { self.settings.withLock { $0.credentials = newValue } }
@@ -381,8 +400,14 @@ public final class RequestOperationManager: Sendable {
     /// | `/foo` | `http://example.com/foo` |
     /// | `foo/` | `http://example.com/v1/foo/` |
     /// | `/foo/` | `http://example.com/foo/` |
-    /// | `http://example2.com/` | `http://example2.com/` (another host is allowed) |
+    /// | `http://example2.com/` | `http://example2.com/` (another origin: sent without secrets) |
+    /// | `//example2.com/x` | `http://example2.com/x` (another origin: sent without secrets) |
+    /// | `https://example.com/x` | `https://example.com/x` (another origin: sent without secrets) |
+    /// | `HTTP://EXAMPLE.com:80/x` | `HTTP://EXAMPLE.com:80/x` (the same origin) |
     /// | empty | the base URL itself |
+    ///
+    /// A URL on another origin than the base URL's is sent without the manager's secrets (see
+    /// ``RequestOperationManager``).
     ///
     /// - Parameter path: A path relative to ``baseURL``, or an absolute URL.
     /// - Returns: The absolute URL.
@@ -402,8 +427,8 @@ public final class RequestOperationManager: Sendable {
     }
 
     /// A request for `method` and `path`, built by the ``requestSerializer`` from the manager's
-    /// ``transferOptions``, with the manager's security, credentials, cookies and tracing: what
-    /// the AFNetworking-style and async methods send.
+    /// ``transferOptions``, with the manager's security, credentials, cookies and tracing — the
+    /// secrets only on the base URL's origin: what the AFNetworking-style and async methods send.
     ///
     /// Change it and pass it to ``operation(with:success:failure:)`` or ``value(for:as:)`` for
     /// what the shortcuts do not cover (a per-request rate limit, a response body to a file):
@@ -437,8 +462,14 @@ public final class RequestOperationManager: Sendable {
         try self.request(method, path, parameters: parameters.map { $0 as any Encodable & Sendable })
     }
 
-    /// `request` with the manager's security policy, credentials, cookie jar and (at `.trace`) wire
-    /// tracing: what the manager applies to every request it sends, including ones you built.
+    /// `request` with the manager's security policy, credentials, cookie jar, the request
+    /// serializer's secret header names and (at `.trace`) wire tracing: what the manager applies to
+    /// every request it sends, including ones you built.
+    ///
+    /// A request to another origin than the base URL's is returned without the credentials, the
+    /// cookie jar and its secret header fields (`Authorization`, `Proxy-Authorization`, `Cookie` and
+    /// those named secret), whoever set them, and a `.debug` line is logged: secrets never leave the
+    /// base URL's origin.
     ///
     /// - Parameter request: Any request.
     /// - Returns: The request as the manager sends it.
@@ -452,8 +483,19 @@ public final class RequestOperationManager: Sendable {
         request.options.tls = snapshot.tls
         request.options.credentials = snapshot.credentials
         request.options.cookieJar = self.cookieJar
+        if !snapshot.secretHeaderNames.isEmpty { request.options.secretHeaderNames.formUnion(snapshot.secretHeaderNames) }
         request.options.wireTracer = self.instrumented.wireTracer()
-        return request
+        let (bound, withheld) = self.secretScope.binding(request)
+        if !withheld.isEmpty, self.instrumented.logs(at: .debug) {
+            let origin = Origin(request.head).map(String.init(describing:)) ?? "an invalid origin"
+            let base = self.secretScope.baseOrigin.map(String.init(describing:)) ?? "none"
+            let target = request.url?.absoluteString ?? origin
+            self.instrumented.logger.debug("""
+                \(request.head.method) \(target) is sent without \(withheld.joined(separator: ", ")): \
+                \(origin) is not the base URL's origin \(base)
+                """)
+        }
+        return bound
     }
 
     // MARK: Operations

@@ -5,7 +5,8 @@ import HTTPTypes
 
 extension TransferRequest {
     /// A `curl` command line that sends this request, with secrets redacted: the values of
-    /// `Authorization`, `Proxy-Authorization` and `Cookie`, passwords (the proxy's too).
+    /// `Authorization`, `Proxy-Authorization`, `Cookie` and the headers named in
+    /// `TransferOptions/secretHeaderNames`, passwords (the proxy's too).
     ///
     /// ```swift
     /// print(try api.request(.post, "users", parameters: ["name": "Ada"]).curlDescription)
@@ -58,7 +59,7 @@ extension TransferRequest {
         }
         arguments.append(Self.quoted(self.url?.absoluteString ?? "\(self.head.scheme ?? "http")://\(self.head.authority ?? "")\(self.head.path ?? "/")"))
 
-        let hidden: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie]
+        let hidden = options.secretHeaderNames.union([.authorization, .proxyAuthorization, .cookie])
         for field in self.head.headerFields where field.name != .contentLength && field.name != .transferEncoding {
             let value = hidden.contains(field.name) ? secret(field.value) : field.value
             arguments.append("-H " + Self.quoted(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)"))

@@ -105,4 +105,33 @@ struct RedirectTests {
             #expect(try EchoReply(try await engine.fetch(crossOrigin)).headerValues("Authorization").isEmpty)
         }
     }
+
+    @Test("a header marked secret and the cookie jar do not cross origins either", arguments: BackendConfiguration.allCases)
+    func secretHeadersAndCookies(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let server = try testServer()
+            let apiKey = try #require(HTTPField.Name("X-API-Key"))
+            let jar = CookieJar()
+            var setCookie = TransferRequest(url: server.url(.setCookie(name: "session", value: "abc")))
+            setCookie.options.cookieJar = jar
+            _ = try await engine.fetch(setCookie)
+            func request(redirectingTo target: URL) -> TransferRequest {
+                var request = TransferRequest(url: server.url(.redirectTo(url: target.absoluteString)), options: Fixtures.trustingTestCA)
+                request.head.headerFields[apiKey] = "k3y"
+                request.options.secretHeaderNames = [apiKey]
+                request.options.cookieJar = jar
+                return request
+            }
+            let same = try EchoReply(try await engine.fetch(request(redirectingTo: server.url(.echo))))
+            #expect(same.headerValues("X-API-Key") == ["k3y"] && same.headerValues("Cookie") == ["session=abc"])
+            // The TLS listener: the same host on another scheme and port, where curl alone would send the
+            // cookie (it is not Secure, and cookies ignore ports).
+            let other = try EchoReply(try await engine.fetch(request(redirectingTo: server.url(.echo, tls: true))))
+            #expect(other.headerValues("X-API-Key").isEmpty, "\(other.headers)")
+            #expect(other.headerValues("Cookie").isEmpty, "\(other.headers)")
+            // Nor does the jar keep what another origin sets.
+            _ = try await engine.fetch(request(redirectingTo: server.url(.setCookie(name: "foreign", value: "1"), tls: true)))
+            #expect(jar.cookies.map(\.name) == ["session"])
+        }
+    }
 }

@@ -198,4 +198,41 @@ struct RequestSerializerTests {
         try serializer.setValue(nil, forHeader: "User-Agent")
         #expect(try serializer.request(method: .get, url: self.url).head.headerFields[.userAgent] == nil)
     }
+
+    @Test("a secret header is set and marked; every request lists its name; the name stays secret when the value changes")
+    func secretHeader() throws {
+        let name = try #require(HTTPField.Name("X-API-Key"))
+        var serializer = JSONRequestSerializer()
+        #expect(serializer.secretHeaderNames.isEmpty)
+        #expect(try serializer.request(method: .get, url: self.url).options.secretHeaderNames.isEmpty)
+        try serializer.setValue("k3y", forSecretHeader: "x-api-key")
+        #expect(serializer.secretHeaderNames == [name] && serializer.http.secretHeaderNames == [name])
+        for request in [try serializer.request(method: .post, url: self.url, parameters: ["a": 1]),
+                        try serializer.multipartRequest(url: self.url, form: MultipartFormData())] {
+            #expect(request.head.headerFields[name] == "k3y")
+            #expect(request.options.secretHeaderNames == [name])
+        }
+        try serializer.setValue("n3w", forHeader: "X-API-Key")
+        #expect(serializer.secretHeaderNames == [name])
+        try serializer.setValue(nil, forSecretHeader: "X-API-Key")
+        #expect(serializer.defaultHeaders[name] == nil && serializer.secretHeaderNames == [name])
+        // A request's own names are kept beside the serializer's.
+        var own = TransferRequest(url: self.url)
+        own.options.secretHeaderNames = [.cookie]
+        #expect(serializer.applyingDefaults(to: own).options.secretHeaderNames == [name, .cookie])
+    }
+
+    @Test("a secret header with an invalid name or value is a typed error; nothing is set or marked",
+          arguments: [("X-Key", "a\r\nInjected: 1", RequestSerializationError.Code.invalidHeaderValue),
+                      ("Bad Name", "v", .invalidHeaderName)])
+    func invalidSecretHeader(_ name: String, _ value: String, _ code: RequestSerializationError.Code) {
+        var serializer = PropertyListRequestSerializer()
+        let before = serializer.defaultHeaders
+        #expect {
+            try serializer.setValue(value, forSecretHeader: name)
+        } throws: { error in
+            (error as? RequestSerializationError)?.code == code
+        }
+        #expect(serializer.defaultHeaders == before && serializer.secretHeaderNames.isEmpty)
+    }
 }

@@ -19,6 +19,9 @@ struct BaseURLTests {
         ("/foo/", "http://example.com/foo/"),
         ("http://example2.com/", "http://example2.com/"),
         ("https://other.example/x?y=1", "https://other.example/x?y=1"),
+        ("//example2.com/x", "http://example2.com/x"),
+        ("https://example.com/x", "https://example.com/x"),
+        ("HTTP://EXAMPLE.com:80/x", "HTTP://EXAMPLE.com:80/x"),
         ("", "http://example.com/v1/"),
         ("../up", "http://example.com/up"),
     ])

@@ -49,6 +49,18 @@ struct CurlDescriptionTests {
         #expect(description.contains("--insecure") && description.contains("--pinnedpubkey 'sha256//"))
     }
 
+    @Test("a header marked secret is redacted like Authorization, unless secrets are revealed")
+    func secretHeader() throws {
+        let api = RequestOperationManager(baseURL: URL(string: "http://127.0.0.1:9/"), transport: StubTransport())
+        try api.requestSerializer.setValue("k3y", forSecretHeader: "X-API-Key")
+        try api.requestSerializer.setValue("plain", forHeader: "X-Note")
+        let request = try api.request(.get, "x")
+        #expect(request.curlDescription.contains("-H 'X-API-Key: <redacted>'"), "\(request.curlDescription)")
+        #expect(!request.curlDescription.contains("k3y"))
+        #expect(request.curlDescription.contains("-H 'X-Note: plain'"))
+        #expect(request.curlDescription(revealingSecrets: true).contains("-H 'X-API-Key: k3y'"))
+    }
+
     /// Header fields as a multiset of lowercased names and values.
     static func headerSet(_ echo: Echo) -> [String: Int] {
         echo.headers.reduce(into: [:]) { counts, pair in

@@ -165,7 +165,7 @@ struct SecurityTests {
             api.requestSerializer = bearer
             #expect(try await api.get(Route.redirectTo(url: sameOrigin).path, as: Echo.self).headerValues("Authorization") == ["Bearer t0ken"])
             #expect(try await api.get(Route.redirectTo(url: otherOrigin).path, as: Echo.self).headerValues("Authorization").isEmpty)
-            // A request that starts at the other origin takes its header there, and not back here.
+            // A request that starts at the other origin is sent without the header, there and back here.
             let fromOther = server.otherOriginURL(.redirectTo(url: sameOrigin)).absoluteString
             let arrived = try await api.get(fromOther, as: Echo.self)
             #expect(arrived.headerValues("Host").first?.hasPrefix("127.0.0.1:") == true)

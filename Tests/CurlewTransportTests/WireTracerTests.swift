@@ -1,3 +1,4 @@
+import HTTPTypes
 import Testing
 @testable import CurlewTransport
 
@@ -19,7 +20,22 @@ struct WireTracerTests {
         ("Authorization: é secret\nCookie: ü", "Authorization: <redacted>\nCookie: <redacted>"),
     ])
     func redaction(_ text: String, _ expected: String) {
-        #expect(WireTracer.redacting(text) == expected)
+        #expect(WireTracer.redacting(text, secretHeaderNames: []) == expected)
+    }
+
+    @Test("headers marked secret are redacted too, in any case, also in HTTP/2 notes; only those", arguments: [
+        ("X-API-Key: k3y", "X-API-Key: <redacted>"),
+        ("x-api-key:k3y", "x-api-key: <redacted>"),
+        ("GET / HTTP/1.1\r\nX-Api-Key: k3y\r\nAccept: */*\r\n", "GET / HTTP/1.1\r\nX-Api-Key: <redacted>\r\nAccept: */*\r\n"),
+        ("[HTTP/2] [1] [x-api-key: k3y]", "[HTTP/2] [1] [x-api-key: <redacted>]"),
+        ("X-API-Key-Hint: none", "X-API-Key-Hint: none"),
+        ("X-Session: s\nCookie: c", "X-Session: <redacted>\nCookie: <redacted>"),
+        ("the x-api-key header", "the x-api-key header"),
+    ])
+    func secretHeaderNames(_ text: String, _ expected: String) throws {
+        let names: Set<HTTPField.Name> = [try #require(HTTPField.Name("X-API-Key")), try #require(HTTPField.Name("X-Session"))]
+        #expect(WireTracer.redacting(text, secretHeaderNames: names) == expected)
+        #expect(WireTracer.redacting(text, secretHeaderNames: []) == text || text.lowercased().contains("cookie"))
     }
 
     @Test("events print as curl's verbose output does")

@@ -20,6 +20,7 @@ import HTTPTypes
 /// ```
 public struct HTTPRequestSerializer: RequestSerializer, Hashable {
     public var defaultHeaders: HTTPFields = StandardHeaders.fields
+    public var secretHeaderNames: Set<HTTPField.Name> = []
     public var timeout: Duration?
     /// The methods whose parameters go into the URL's query rather than the body.
     public var methodsEncodingParametersInURI: Set<HTTPRequest.Method> = [.get, .head, .delete]

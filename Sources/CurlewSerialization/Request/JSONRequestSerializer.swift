@@ -33,6 +33,11 @@ public struct JSONRequestSerializer: RequestSerializer {
         set { self.http.defaultHeaders = newValue }
     }
 
+    public var secretHeaderNames: Set<HTTPField.Name> {
+        get { self.http.secretHeaderNames }
+        set { self.http.secretHeaderNames = newValue }
+    }
+
     public var timeout: Duration? {
         get { self.http.timeout }
         set { self.http.timeout = newValue }

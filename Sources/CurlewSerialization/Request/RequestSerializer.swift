@@ -22,8 +22,9 @@ import HTTPTypes
 /// ``JSONRequestSerializer``, ``PropertyListRequestSerializer``; any of them makes multipart
 /// requests from a ``MultipartFormData`` (``multipartRequest(method:url:form:)``).
 ///
-/// To write one, implement ``serialize(_:parameters:)`` and start it with
-/// ``applyingDefaults(to:)``; ``request(method:url:parameters:)`` then comes for free.
+/// To write one, store ``defaultHeaders``, ``secretHeaderNames`` and ``timeout``, implement
+/// ``serialize(_:parameters:)`` and start it with ``applyingDefaults(to:)``;
+/// ``request(method:url:parameters:)`` then comes for free.
 public protocol RequestSerializer: Sendable {
     /// Header fields every request gets unless it already has a field of that name.
     ///
@@ -32,6 +33,17 @@ public protocol RequestSerializer: Sendable {
     /// ``setValue(_:forHeader:)``, which refuses invalid names and values with an error; values
     /// assigned here directly are made legal by swift-http-types (CR, LF and NUL become spaces).
     var defaultHeaders: HTTPFields { get set }
+
+    /// The names of the headers whose values are secrets, besides `Authorization`,
+    /// `Proxy-Authorization` and `Cookie`, which always are. Empty by default; mark a header with
+    /// ``setValue(_:forSecretHeader:)``.
+    ///
+    /// Every request the serializer makes lists them in `TransferOptions/secretHeaderNames`, so that
+    /// they are dropped on a redirect to another origin and redacted from wire traces and
+    /// `curlDescription`; a `RequestOperationManager` sends them only to its base URL's origin. A name
+    /// stays secret when its value is replaced, by ``setValue(_:forHeader:)`` too, until it is
+    /// removed from this set.
+    var secretHeaderNames: Set<HTTPField.Name> { get set }
 
     /// The longest a whole transfer may take (`TransferOptions/timeout`), set on every request
     /// that has none. `nil` (the default) leaves the transfer's own defaults: connect and idle
@@ -95,12 +107,15 @@ extension RequestSerializer {
         try self.request(method: method, url: url, parameters: nil)
     }
 
-    /// `request` with the default headers it lacks and, when it has none, the ``timeout``.
-    /// Serializers start their ``serialize(_:parameters:)`` with this.
+    /// `request` with the default headers it lacks, the ``secretHeaderNames`` and, when it has
+    /// none, the ``timeout``. Serializers start their ``serialize(_:parameters:)`` with this.
     public func applyingDefaults(to request: TransferRequest) -> TransferRequest {
         var request = request
         for field in self.defaultHeaders where request.head.headerFields[field.name] == nil {
             request.head.headerFields.append(field)
+        }
+        if !self.secretHeaderNames.isEmpty {
+            request.options.secretHeaderNames.formUnion(self.secretHeaderNames)
         }
         if request.options.timeout == nil, let timeout = self.timeout {
             request.options.timeout = timeout
@@ -130,6 +145,26 @@ extension RequestSerializer {
             return
         }
         self.defaultHeaders[fieldName] = try HeaderValidation.value(value, of: name)
+    }
+
+    /// Sets (or, with `nil`, removes) a default header whose value is a secret — an API key, a
+    /// session token — and marks its name as one of the ``secretHeaderNames``, after checking it.
+    ///
+    /// ```swift
+    /// try serializer.setValue(apiKey, forSecretHeader: "X-API-Key")
+    /// ```
+    ///
+    /// A `RequestOperationManager` then sends the header only to its base URL's origin, a redirect
+    /// to another origin drops it, and logs show `<redacted>` instead of its value.
+    ///
+    /// - Parameters:
+    ///   - value: The value; `nil` removes every field of that name (which stays secret).
+    ///   - name: The field name, an HTTP token.
+    /// - Throws: As ``setValue(_:forHeader:)``; nothing changes then.
+    public mutating func setValue(_ value: String?, forSecretHeader name: String) throws(RequestSerializationError) {
+        let fieldName = try HeaderValidation.name(name)
+        try self.setValue(value, forHeader: name)
+        self.secretHeaderNames.insert(fieldName)
     }
 
     /// Sends HTTP Basic credentials (`Authorization: Basic base64(username:password)`, RFC 7617,

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// How one transfer behaves: timeouts, redirects, protocol, TLS, proxy and limits.
 ///
@@ -111,9 +112,16 @@ public struct TransferOptions: Sendable, Hashable {
     /// a redirect leads to. `nil` (the default): none.
     public var credentials: TransferCredentials?
     /// Where cookies are kept: responses' `Set-Cookie` are stored in the jar and matching cookies are
-    /// sent with this and every other request that uses the same jar. `nil` (the default): cookies
-    /// are neither stored nor sent (a `Cookie` header set by hand still is).
+    /// sent with this and every other request that uses the same jar. Like ``credentials``, the jar
+    /// serves only the origin of the request itself: a redirect to another origin neither sends nor
+    /// stores cookies. `nil` (the default): cookies are neither stored nor sent (a `Cookie` header set
+    /// by hand still is).
     public var cookieJar: CookieJar?
+    /// Header fields whose values are secrets, besides `Authorization`, `Proxy-Authorization` and
+    /// `Cookie` (always secrets): dropped on a redirect to another origin, and redacted by the
+    /// ``wireTracer`` and `curlDescription`. Empty by default; a request serializer adds the names
+    /// it was told are secret.
+    public var secretHeaderNames: Set<HTTPField.Name> = []
     /// Receives what curl says about the exchange with the server (`CURLOPT_DEBUGFUNCTION`),
     /// credentials redacted. `nil` (the default): curl is not even asked, which costs nothing.
     public var wireTracer: WireTracer?
@@ -127,8 +135,8 @@ public struct TransferOptions: Sendable, Hashable {
 /// Curlew follows redirects itself rather than letting curl do it, so that it can: refuse any target
 /// that is not `http` or `https`; turn POST into GET on 301/302 and anything but HEAD into GET on 303
 /// (as browsers and URLSession do) while 307/308 keep the method and body; drop credentials
-/// (`Authorization`, `Cookie`, `Proxy-Authorization`) when the origin changes; and let a
-/// ``TransferDelegate`` veto or rewrite each hop.
+/// (`Authorization`, `Cookie`, `Proxy-Authorization`, ``TransferOptions/secretHeaderNames``) when
+/// the origin changes; and let a ``TransferDelegate`` veto or rewrite each hop.
 public enum RedirectPolicy: Sendable, Hashable {
     /// Do not follow: the 3xx response is the result.
     case none

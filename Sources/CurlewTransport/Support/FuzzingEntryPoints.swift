@@ -45,9 +45,9 @@ public enum FuzzingEntryPoints {
     }
 
     /// The first byte picks the status (301, 302, 303, 307, 308) and the method; the rest is the
-    /// `Location` (resolved already, as curl hands it over). Checks that credentials never cross an
-    /// origin, only `http`/`https` targets are followed, and a body is dropped exactly when the
-    /// method becomes GET.
+    /// `Location` (resolved already, as curl hands it over). Checks that credentials and a header
+    /// marked secret never cross an origin, only `http`/`https` targets are followed, and a body is
+    /// dropped exactly when the method becomes GET.
     public static func redirect(_ bytes: UnsafeRawBufferPointer) {
         guard let selector = bytes.first else { return }
         let statuses = [301, 302, 303, 307, 308]
@@ -55,21 +55,25 @@ public enum FuzzingEntryPoints {
         let status = statuses[Int(selector) % statuses.count]
         let method = methods[Int(selector / 8) % methods.count]
         let location = String(decoding: bytes.dropFirst(), as: UTF8.self)
-        guard let target = try? RequestTarget(validating: "http://origin.test:8080/start") else {
-            preconditionFailure("the fixed origin is invalid")
+        guard let target = try? RequestTarget(validating: "http://origin.test:8080/start"),
+              let apiKey = HTTPField.Name("X-Api-Key") else {
+            preconditionFailure("the fixed origin or header name is invalid")
         }
         var fields = HTTPFields()
         fields[.authorization] = "Basic c2VjcmV0"
         fields[.cookie] = "session=1"
         fields[.contentType] = "text/plain"
+        fields[apiKey] = "secret"
         let attempt = Attempt(target: target, method: method, headerFields: fields, sendsBody: method != .get && method != .head,
                               redirectCount: 0, resume: nil)
-        guard let next = try? RedirectPlanner.next(after: attempt, status: status, location: location) else { return }
+        guard let next = try? RedirectPlanner.next(after: attempt, status: status, location: location,
+                                                   secretHeaderNames: [apiKey]) else { return }
         precondition(next.target.scheme == "http" || next.target.scheme == "https", "followed to \(next.target.scheme)")
         precondition(next.redirectCount == 1)
         let sameOrigin = next.target.scheme == "http" && next.target.authority.lowercased() == "origin.test:8080"
         if !sameOrigin {
-            precondition(next.headerFields[.authorization] == nil && next.headerFields[.cookie] == nil,
+            precondition(next.headerFields[.authorization] == nil && next.headerFields[.cookie] == nil
+                         && next.headerFields[apiKey] == nil,
                          "credentials sent across origins to \(next.target.string)")
         }
         if next.method == .get && method != .get {

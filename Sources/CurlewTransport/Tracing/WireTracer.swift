@@ -1,7 +1,10 @@
+import HTTPTypes
+
 /// Receives what curl says about a transfer's exchange with the server (`CURLOPT_DEBUGFUNCTION`):
 /// its own notes, the request head as sent, each response header line, and how many body bytes
-/// moved. Credentials never appear: the values of `Authorization`, `Proxy-Authorization`, `Cookie`
-/// and `Set-Cookie` are replaced by `<redacted>`, and bodies are reported as byte counts only.
+/// moved. Credentials never appear: the values of `Authorization`, `Proxy-Authorization`, `Cookie`,
+/// `Set-Cookie` and the request's ``TransferOptions/secretHeaderNames`` are replaced by
+/// `<redacted>`, and bodies are reported as byte counts only.
 ///
 /// Set it as ``TransferOptions/wireTracer`` only while someone listens: without a tracer curl is not
 /// asked to describe anything, which costs nothing; with one, every transfer makes a call per
@@ -63,70 +66,114 @@ public final class WireTracer: Sendable, Hashable {
 
     // MARK: Redaction
 
-    /// The header fields whose values are secrets, lowercase.
+    /// The header fields whose values are always secrets, lowercase.
     static let secretFields: [[UInt8]] = ["authorization", "proxy-authorization", "cookie", "set-cookie"].map { Array($0.utf8) }
 
-    /// `text` with the value of every secret field replaced, line by line. A line holds a secret
-    /// field when one of ``secretFields`` followed by `:` (in any case) starts it, or starts one of
-    /// its bracketed parts: curl's HTTP/2 notes look like `[HTTP/2] [1] [cookie: a=b]`.
-    static func redacting(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        guard Self.mayContainSecret(bytes) else { return text }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var lineStart = 0
-        while lineStart < bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-            if lineEnd < bytes.count { lineEnd += 1 }  // keep the LF with its line
-            output += Self.redactingLine(bytes[lineStart..<lineEnd])
-            lineStart = lineEnd
+    /// `text` with the value of every secret field replaced, line by line: ``secretFields`` and
+    /// `secretHeaderNames`. A line holds a secret field when its name followed by `:` (in any case)
+    /// starts it, or starts one of its bracketed parts: curl's HTTP/2 notes look like
+    /// `[HTTP/2] [1] [cookie: a=b]`.
+    ///
+    /// Text that names no secret field is returned as it is, without allocating.
+    static func redacting(_ text: String, secretHeaderNames: Set<HTTPField.Name>) -> String {
+        var text = text
+        let redacted: String? = text.withUTF8 { bytes in
+            guard Self.mayContainSecret(bytes, secretHeaderNames: secretHeaderNames) else { return nil }
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count + 16)
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                if lineEnd < bytes.count { lineEnd += 1 }  // keep the LF with its line
+                Self.appendRedacting(bytes, lineStart..<lineEnd, secretHeaderNames: secretHeaderNames, to: &output)
+                lineStart = lineEnd
+            }
+            return String(decoding: output, as: UTF8.self)
         }
-        return String(decoding: output, as: UTF8.self)
+        return redacted ?? text
     }
 
-    /// Whether `bytes` contain "cookie" or "authorization" in any case: most text does not.
-    private static func mayContainSecret(_ bytes: [UInt8]) -> Bool {
-        let needles = [Array("cookie".utf8), Array("authorization".utf8)]
-        guard bytes.count >= 6 else { return false }
-        for index in bytes.indices {
-            for needle in needles where Self.matches(needle, in: bytes[...], at: index) {
-                return true
-            }
+    /// Whether `bytes` contain "cookie" or "authorization" (which every one of ``secretFields``
+    /// contains) or one of `secretHeaderNames`, in any case: most text does not. It reads static
+    /// strings and loops over indices, because an array's iterator allocates in a debug build.
+    private static func mayContainSecret(_ bytes: UnsafeBufferPointer<UInt8>, secretHeaderNames: Set<HTTPField.Name>) -> Bool {
+        let cookie: StaticString = "cookie"
+        let authorization: StaticString = "authorization"
+        if cookie.withUTF8Buffer({ Self.contains($0, in: bytes) }) || authorization.withUTF8Buffer({ Self.contains($0, in: bytes) }) {
+            return true
+        }
+        for name in secretHeaderNames {
+            var lowercase = name.canonicalName
+            if lowercase.withUTF8({ Self.contains($0, in: bytes) }) { return true }
         }
         return false
     }
 
-    private static func redactingLine(_ line: ArraySlice<UInt8>) -> [UInt8] {
-        var contentEnd = line.endIndex
-        while contentEnd > line.startIndex && (line[contentEnd - 1] == UInt8(ascii: "\n") || line[contentEnd - 1] == UInt8(ascii: "\r")) {
+    /// Appends the line at `line` in `bytes` to `output`, its value replaced when a secret field starts
+    /// the line or one of its bracketed parts.
+    private static func appendRedacting(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>, secretHeaderNames: Set<HTTPField.Name>,
+        to output: inout [UInt8]
+    ) {
+        var contentEnd = line.upperBound
+        while contentEnd > line.lowerBound && (bytes[contentEnd - 1] == UInt8(ascii: "\n") || bytes[contentEnd - 1] == UInt8(ascii: "\r")) {
             contentEnd -= 1
         }
-        var starts = [line.startIndex]
-        for index in line.startIndex..<contentEnd where line[index] == UInt8(ascii: "[") {
-            starts.append(index + 1)
-        }
-        for start in starts {
-            for name in Self.secretFields {
-                let colon = start + name.count
-                guard colon < contentEnd, line[colon] == UInt8(ascii: ":"), Self.matches(name, in: line, at: start) else {
-                    continue
-                }
-                var redacted = Array(line[line.startIndex...colon]) + Array(" <redacted>".utf8)
-                if line[contentEnd - 1] == UInt8(ascii: "]") { redacted.append(UInt8(ascii: "]")) }
-                return redacted + Array(line[contentEnd..<line.endIndex])
+        var start = line.lowerBound
+        while start < contentEnd {
+            if let colon = Self.secretFieldColon(in: bytes, at: start, before: contentEnd, secretHeaderNames: secretHeaderNames) {
+                output += bytes[line.lowerBound...colon]
+                output += " <redacted>".utf8
+                if bytes[contentEnd - 1] == UInt8(ascii: "]") { output.append(UInt8(ascii: "]")) }
+                output += bytes[contentEnd..<line.upperBound]
+                return
             }
+            // The next bracketed part, if any.
+            start += 1
+            while start < contentEnd && bytes[start - 1] != UInt8(ascii: "[") { start += 1 }
         }
-        return Array(line)
+        output += bytes[line]
+    }
+
+    /// The index of the `:` after a secret field's name that starts at `start`, or `nil`.
+    private static func secretFieldColon(
+        in bytes: UnsafeBufferPointer<UInt8>, at start: Int, before end: Int, secretHeaderNames: Set<HTTPField.Name>
+    ) -> Int? {
+        func colon(after name: UnsafeBufferPointer<UInt8>) -> Int? {
+            let colon = start + name.count
+            guard colon < end, bytes[colon] == UInt8(ascii: ":"), Self.matches(name, in: bytes, at: start) else { return nil }
+            return colon
+        }
+        for name in Self.secretFields {
+            if let colon = name.withUnsafeBufferPointer(colon(after:)) { return colon }
+        }
+        for name in secretHeaderNames {
+            var lowercase = name.canonicalName
+            if let colon = lowercase.withUTF8(colon(after:)) { return colon }
+        }
+        return nil
+    }
+
+    /// Whether `needle` (lowercase ASCII) appears anywhere in `bytes`, ignoring ASCII case.
+    private static func contains(_ needle: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index + needle.count <= bytes.count {
+            if Self.matches(needle, in: bytes, at: index) { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Whether `needle` (lowercase ASCII) appears at `index` in `bytes`, ignoring ASCII case.
-    private static func matches(_ needle: [UInt8], in bytes: ArraySlice<UInt8>, at index: Int) -> Bool {
-        guard index >= bytes.startIndex, index + needle.count <= bytes.endIndex else { return false }
-        for (offset, expected) in needle.enumerated() {
+    private static func matches(_ needle: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        guard index + needle.count <= bytes.count else { return false }
+        var offset = 0
+        while offset < needle.count {
             var byte = bytes[index + offset]
             if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
-            if byte != expected { return false }
+            if byte != needle[offset] { return false }
+            offset += 1
         }
         return true
     }

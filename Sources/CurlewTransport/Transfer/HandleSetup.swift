@@ -49,7 +49,10 @@ struct HandleSetup: Equatable {
     /// Whether the handle may keep this setup in the pool (no secrets).
     var isReusable: Bool
 
-    init(options: TransferOptions, attempt: Attempt, sendsBody: Bool) {
+    /// The setup of `attempt` of a transfer with `options`; `sendsCookies` is `false` for an attempt
+    /// to another origin than the request's own (cookies ignore ports and, unless `Secure`, schemes,
+    /// so curl alone would send them there).
+    init(options: TransferOptions, attempt: Attempt, sendsBody: Bool, sendsCookies: Bool = true) {
         let method = attempt.method
         if sendsBody {
             self.method = .body(customName: method == .post ? nil : method.rawValue)
@@ -70,7 +73,7 @@ struct HandleSetup: Equatable {
             ? nil : options.tls.pinnedPublicKeys.map(\.description).joined(separator: ";")
         self.maximumUploadBytesPerSecond = options.maximumUploadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         self.maximumDownloadBytesPerSecond = options.maximumDownloadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
-        self.cookieJar = options.cookieJar
+        self.cookieJar = sendsCookies ? options.cookieJar : nil
         self.isReusable = options.credentials == nil && options.wireTracer == nil
             && options.tls.clientCertificate == nil && self.route.isReusable
     }

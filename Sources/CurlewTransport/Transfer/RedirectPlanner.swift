@@ -13,11 +13,13 @@ enum RedirectPlanner {
     /// - POST becomes GET on 301 and 302; every method but HEAD becomes GET on 303; 307 and 308
     ///   keep the method and the body. A request that becomes GET drops its body and the headers
     ///   describing it.
-    /// - Credentials (`Authorization`, `Cookie`, `Proxy-Authorization`) are dropped when the
-    ///   origin (scheme, host, port) changes.
+    /// - Credentials (`Authorization`, `Cookie`, `Proxy-Authorization`) and the fields named in
+    ///   `secretHeaderNames` are dropped when the origin (scheme, host, port) changes.
     /// - Throws: ``TransferError/Code/unsupportedURL`` for any scheme but `http`/`https`,
     ///   ``TransferError/Code/badURL`` for a target curl and Foundation cannot parse.
-    static func next(after attempt: Attempt, status: Int, location: String) throws(TransferError) -> Attempt {
+    static func next(
+        after attempt: Attempt, status: Int, location: String, secretHeaderNames: Set<HTTPField.Name>
+    ) throws(TransferError) -> Attempt {
         let target: RequestTarget
         do {
             target = try RequestTarget(validating: location)
@@ -45,15 +47,15 @@ enum RedirectPlanner {
             next.headerFields[.authorization] = nil
             next.headerFields[.cookie] = nil
             next.headerFields[.proxyAuthorization] = nil
+            for name in secretHeaderNames {
+                next.headerFields[name] = nil
+            }
         }
         return next
     }
 
-    /// Scheme, host and port, with the default port left out: what "the same origin" compares.
-    static func origin(of target: RequestTarget) -> String {
-        var authority = target.authority.lowercased()
-        if target.scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
-        if target.scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
-        return "\(target.scheme)://\(authority)"
+    /// Scheme, host and port (see ``Origin``): what "the same origin" compares.
+    static func origin(of target: RequestTarget) -> Origin {
+        Origin(target)
     }
 }

@@ -121,7 +121,8 @@ extension Transfer {
                                           failingURL: self.currentURL))
         }
         do {
-            var next = try RedirectPlanner.next(after: attempt, status: head.status.code, location: resolved)
+            var next = try RedirectPlanner.next(after: attempt, status: head.status.code, location: resolved,
+                                                secretHeaderNames: self.request.options.secretHeaderNames)
             if next.sendsBody, !self.canResendBody {
                 return .failure(TransferError(
                     .requestBodyStreamExhausted,

@@ -10,7 +10,9 @@ extension Transfer {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let options = self.request.options
         let bodyLength = self.bodyLength(for: attempt)
-        let setup = HandleSetup(options: options, attempt: attempt, sendsBody: bodyLength != nil)
+        // The first attempt goes to the request's own origin; a redirect's is checked.
+        let sendsCookies = options.cookieJar != nil && (attempt.redirectCount == 0 || self.sendsCredentials(to: attempt))
+        let setup = HandleSetup(options: options, attempt: attempt, sendsBody: bodyLength != nil, sendsCookies: sendsCookies)
 
         let isReused = easy.setup == setup
         if isReused {

@@ -13,17 +13,18 @@ extension Transfer {
         guard let userdata else { return 0 }
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
         guard let tracer = transfer.request.options.wireTracer else { return 0 }
+        let secrets = transfer.request.options.secretHeaderNames
         let bytes = UnsafeRawBufferPointer(start: data, count: size)
         let event: WireTracer.Event
         switch type {
         case CURLINFO_TEXT:
-            event = .note(WireTracer.redacting(Transfer.text(bytes, trimmingLineEnd: true)))
+            event = .note(WireTracer.redacting(Transfer.text(bytes, trimmingLineEnd: true), secretHeaderNames: secrets))
         case CURLINFO_HEADER_OUT:
-            event = .requestHead(WireTracer.redacting(Transfer.text(bytes, trimmingLineEnd: true)))
+            event = .requestHead(WireTracer.redacting(Transfer.text(bytes, trimmingLineEnd: true), secretHeaderNames: secrets))
         case CURLINFO_HEADER_IN:
             let line = Transfer.text(bytes, trimmingLineEnd: true)
             guard !line.isEmpty else { return 0 }  // the blank line that ends the head
-            event = .responseHeader(WireTracer.redacting(line))
+            event = .responseHeader(WireTracer.redacting(line, secretHeaderNames: secrets))
         case CURLINFO_DATA_OUT:
             event = .requestBody(bytes: size)
         case CURLINFO_DATA_IN:
