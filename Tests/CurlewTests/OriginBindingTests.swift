@@ -41,7 +41,7 @@ struct OriginBindingTests {
         var serializer = HTTPRequestSerializer()
         try serializer.setValue("k3y", forSecretHeader: "X-API-Key")
         switch authorization {
-        case .credentials: api.credentials = TransferCredentials(user: "ada", password: "s3cret")
+        case .credentials: api.credentials = TransferCredentials(user: "ada", password: "s3cret", schemes: .basic)
         case .bearerToken: try serializer.setBearerToken("t0ken")
         }
         api.requestSerializer = serializer

@@ -152,8 +152,8 @@ struct SecurityTests {
             let sameOrigin = server.url(.echo).absoluteString
             let otherOrigin = server.otherOriginURL(.echo).absoluteString
 
-            // curl's Basic credentials.
-            api.credentials = TransferCredentials(user: "ada", password: "s3cret")
+            // curl's Basic credentials, sent up front.
+            api.credentials = TransferCredentials(user: "ada", password: "s3cret", schemes: .basic)
             let same = try await api.get(Route.redirectTo(url: sameOrigin).path, as: Echo.self)
             #expect(same.headerValues("Authorization") == ["Basic " + Data("ada:s3cret".utf8).base64EncodedString()])
             let other = try await api.get(Route.redirectTo(url: otherOrigin).path, as: Echo.self)

@@ -10,11 +10,13 @@
 /// request.options.credentials = TransferCredentials(user: "ada", password: secret, schemes: .digest)
 /// ```
 ///
-/// With ``Schemes-swift.struct/basic`` alone the credentials are sent with the first request, as
-/// curl does; with any other set, curl sends the request without them, and answers the server's
-/// `401` challenge with the strongest scheme both sides know (one more round trip, never a
-/// password in clear text when Digest was offered). The `401` curl answers never reaches the
-/// caller; a `401` after the answer is the response.
+/// By default (``Schemes-swift.struct/any``) curl sends the request without them and answers the
+/// server's `401` challenge with the strongest scheme both sides know, Basic or Digest — as URLSession
+/// answers a challenge: one more round trip, and never a password to a server that did not ask, nor in
+/// clear text when Digest was offered. With ``Schemes-swift.struct/basic`` alone they are sent with
+/// the first request (as curl `-u` and Python's `requests` do): one round trip, for a server known to
+/// want Basic. The `401` curl answers never reaches the caller; a `401` after the answer is the
+/// response. The same holds for a proxy's `407`.
 public struct TransferCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The authentication schemes curl may use.
     public struct Schemes: OptionSet, Sendable, Hashable {
@@ -38,7 +40,7 @@ public struct TransferCredentials: Sendable, Hashable, CustomStringConvertible {
     public var user: String
     /// The password.
     public var password: String
-    /// Which schemes curl may answer with; ``Schemes-swift.struct/basic`` by default.
+    /// Which schemes curl may answer with; ``Schemes-swift.struct/any`` by default.
     public var schemes: Schemes
 
     /// Creates credentials.
@@ -47,7 +49,7 @@ public struct TransferCredentials: Sendable, Hashable, CustomStringConvertible {
     ///   - user: The user name.
     ///   - password: The password.
     ///   - schemes: Which schemes curl may answer with.
-    public init(user: String, password: String, schemes: Schemes = .basic) {
+    public init(user: String, password: String, schemes: Schemes = .any) {
         self.user = user
         self.password = password
         self.schemes = schemes

@@ -27,16 +27,22 @@ extension Transfer {
     }
 
     /// Whether curl may answer `head` and send the request again in the same attempt: a `401`
-    /// while it has credentials. The parser then accepts another response after it (curl skips
-    /// the challenge's body); if none comes, `head` is the response.
+    /// while it has credentials for the request's origin, a proxy's `407` while it has the proxy's.
+    /// The parser then accepts another response after it (curl skips the challenge's body); if none
+    /// comes, `head` is the response.
     ///
     /// curl decides only after the header callback has seen the end of the head, so Curlew cannot
     /// ask it; letting a following response replace the challenge gets the same result without
     /// guessing curl's choice.
     func mayBeAnsweredByCurl(_ head: HTTPResponse) -> Bool {
-        guard head.status.code == 401, self.request.options.credentials != nil, let attempt = self.attempt else {
+        switch head.status.code {
+        case 401:
+            guard self.request.options.credentials != nil, let attempt = self.attempt else { return false }
+            return self.sendsCredentials(to: attempt)
+        case 407:
+            return self.request.options.proxy.carriesCredentials
+        default:
             return false
         }
-        return self.sendsCredentials(to: attempt)
     }
 }
