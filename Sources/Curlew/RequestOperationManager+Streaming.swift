@@ -77,7 +77,7 @@ extension RequestOperationManager {
     ///   - path: Resolved against the base URL.
     ///   - parameters: Parameters, or `nil`.
     ///   - headers: Header fields for this request only.
-    ///   - body: A request body (for example ``RequestBody/stream(_:)``), replacing the parameters'.
+    ///   - body: A request body (for example `RequestBody.stream(_:)`), replacing the parameters'.
     ///   - bufferSize: How many bytes may wait for the reader before the transfer is paused.
     /// - Returns: The head, the URL and the body.
     /// - Throws: See ``RequestOperationManager``'s async methods.

@@ -295,7 +295,7 @@ public final class RequestOperationManager: Sendable {
         set { self.settings.withLock { $0.responseSerializer = newValue } }
     }
 
-    /// Decodes the bodies of the typed async methods (``get(_:parameters:as:)-(_,Parameters?,_)`` and
+    /// Decodes the bodies of the typed async methods (`get(_:parameters:as:)` and
     /// the others); a `JSONDecoder` by default.
     public var decoder: any DataDecoder {
         get { self.settings.withLock { $0.decoder } }

@@ -13,7 +13,7 @@ import HTTPTypes
 /// ```
 ///
 /// Each connection is a GET with `Accept: text/event-stream`, its body streamed and parsed as it
-/// arrives (``ServerSentEventParser``, the WHATWG rules). When the body ends or the connection breaks,
+/// arrives (`ServerSentEventParser`, the WHATWG rules). When the body ends or the connection breaks,
 /// the sequence waits the reconnection time — the server's `retry:` when it sent one — and connects
 /// again with `Last-Event-ID`, so the server can resume where it was. It ends when the server answers
 /// **204 No Content** (the standard's way to say "stop"), and fails — without reconnecting — on any
@@ -21,7 +21,9 @@ import HTTPTypes
 /// ``maximumEventSize``, or after ``maximumReconnectionAttempts`` attempts in a row that brought no
 /// event. Cancelling the iterating task, or leaving the loop, closes the connection.
 public struct ServerSentEvents: AsyncSequence, Sendable {
+    /// One dispatched event.
     public typealias Element = ServerSentEvent
+    /// Any error: the transfer's, a refused status or content type, or an event past the size limit.
     public typealias Failure = any Error
 
     /// Opens one connection, sending the last event ID when it is not empty.
@@ -35,7 +37,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     public var maximumEventSize: Int
 
     /// Events from the connections `connect` opens (``RequestOperationManager/events(_:parameters:headers:)``
-    /// and ``TransferEngine/events(_:)`` make one for you).
+    /// and `TransferEngine.events(_:)` make one for you).
     ///
     /// - Parameters:
     ///   - reconnectionTime: The wait before reconnecting when the server did not set one; 3 s.
@@ -54,6 +56,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         self.maximumEventSize = maximumEventSize
     }
 
+    /// An iterator that opens the first connection on its first `next()`.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(events: self)
     }

@@ -75,10 +75,12 @@ public final class RequestBodyStream: Sendable, Hashable {
         self.guarded = Locked(Guarded(state: UploadStreamState(limit: self.bufferSize, length: self.length)))
     }
 
+    /// Two streams are equal when they are the same object: a body is one producer, sent once.
     public static func == (lhs: RequestBodyStream, rhs: RequestBodyStream) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the object's identity, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }

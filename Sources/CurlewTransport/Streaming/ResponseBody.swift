@@ -33,7 +33,9 @@ public struct StreamedResponse: Sendable {
 /// failed, after the chunks that arrived before the failure. Cancelling the iterating task, or
 /// dropping the body or its iterator before the end, cancels the transfer.
 public struct ResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body, as curl delivered it.
     public typealias Element = Data
+    /// The error iteration throws: the transfer's.
     public typealias Failure = TransferError
 
     private let reader: Reader
@@ -42,6 +44,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         self.reader = Reader(stream: stream)
     }
 
+    /// An iterator over the body; the body is read once, whichever copy iterates.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: self.reader, guardian: Guardian(stream: self.reader.stream))
     }
@@ -83,6 +86,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
             return chunk
         }
 
+        /// The next chunk, `nil` after the last (the isolated form the compiler calls in `for await`).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(TransferError) -> Data? {
             let chunk = try await self.reader.stream.next()
             if chunk == nil { self.guardian.reachedEnd() }

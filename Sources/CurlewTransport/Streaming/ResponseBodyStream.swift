@@ -65,10 +65,12 @@ public final class ResponseBodyStream: Sendable, Hashable {
         self.guarded = Locked(Guarded(state: ResponseStreamState(limit: self.bufferSize)))
     }
 
+    /// Two streams are equal when they are the same object: one stream carries one response's body.
     public static func == (lhs: ResponseBodyStream, rhs: ResponseBodyStream) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the object's identity, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }
