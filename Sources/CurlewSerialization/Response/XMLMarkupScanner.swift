@@ -1,0 +1,258 @@
+import Foundation
+
+/// What ``XMLResponseSerializer`` checks in the raw bytes before libxml2 sees them: the parts of a
+/// document that libxml2 2.9 handles in more than linear time, or whose bytes would not say what
+/// libxml2 reads.
+///
+/// - libxml2 compares each attribute of a start tag with every earlier one (quadratic: 100,000
+///   attributes in one 1 MB tag take seconds), before any delegate callback could stop it; so the
+///   attributes of every start tag are counted here first.
+/// - An internal DTD subset (`<!DOCTYPE r [ … ]>`) can declare default attributes that libxml2
+///   adds to every element (quadratically again) and entities that expand to markup; so any
+///   internal subset is refused. (`XMLParser` on Linux drops the text of internal entities anyway.)
+/// - Counting bytes is only sound when markup characters are ASCII bytes: the document must be
+///   UTF-8, UTF-16 or one of the ASCII-compatible encodings in ``isASCIITransparent(_:)``; any other
+///   (UTF-7, EBCDIC, UCS-4, Shift_JIS…) is refused.
+///
+/// The scan is linear in the body and uses no recursion. It never counts fewer attributes than
+/// libxml2 reads, even where libxml2 recovers from errors (see `scanMarkup`); it may count more in a
+/// comment or CDATA section full of `=`.
+struct XMLMarkupScanner {
+    /// Why a document is refused.
+    enum Refusal: Equatable {
+        /// The encoding (as declared or detected) is not one the scan can read.
+        case unsupportedEncoding(String)
+        /// The document has an internal DTD subset.
+        case internalSubset
+        /// A start tag has more attributes than the limit.
+        case tooManyAttributes
+    }
+
+    /// The most attributes accepted in one start tag.
+    let maximumAttributeCount: Int
+
+    /// `nil` when `body` may go to libxml2, else why not.
+    func refusal(of body: Data) -> Refusal? {
+        body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Refusal? in
+            switch Self.detectEncoding(bytes) {
+            case .refused(let name):
+                return .unsupportedEncoding(name)
+            case .asciiCompatible(let offset):
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+                if let refusal = Self.declaredEncodingRefusal(rest, allowing: Self.isASCIITransparent) {
+                    return refusal
+                }
+                return self.scanMarkup(rest)
+            case .utf16(let bigEndian, let offset):
+                let units = stride(from: offset, to: bytes.count - 1, by: 2).map { (index: Int) -> UInt16 in
+                    let (high, low) = bigEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+                    return UInt16(high) << 8 | UInt16(low)
+                }
+                let sameOrder = bigEndian ? "utf-16be" : "utf-16le"
+                return Array(String(decoding: units, as: UTF16.self).utf8).withUnsafeBytes { utf8 in
+                    if let refusal = Self.declaredEncodingRefusal(utf8, allowing: { ["utf-16", "utf16", sameOrder].contains($0) }) {
+                        return refusal
+                    }
+                    return self.scanMarkup(utf8)
+                }
+            }
+        }
+    }
+
+    // MARK: Encoding
+
+    private enum Encoding: Equatable {
+        /// Markup is ASCII bytes (UTF-8 and ASCII supersets), from `offset` (after a BOM).
+        case asciiCompatible(offset: Int)
+        /// UTF-16, code units from `offset`.
+        case utf16(bigEndian: Bool, offset: Int)
+        /// libxml2 would read another encoding.
+        case refused(String)
+    }
+
+    /// The encoding libxml2 detects from the first bytes (its `xmlDetectCharEncoding`).
+    private static func detectEncoding(_ bytes: UnsafeRawBufferPointer) -> Encoding {
+        let head = Array(bytes.prefix(4)) + [UInt8](repeating: 0xAA, count: max(0, 4 - bytes.count))
+        switch (head[0], head[1], head[2], head[3]) {
+        case (0x00, 0x00, 0xFE, 0xFF), (0xFF, 0xFE, 0x00, 0x00), (0x00, 0x00, 0x00, 0x3C), (0x3C, 0x00, 0x00, 0x00),
+             (0x00, 0x00, 0x3C, 0x00), (0x00, 0x3C, 0x00, 0x00):
+            return .refused("UCS-4")
+        case (0x4C, 0x6F, 0xA7, 0x94):
+            return .refused("EBCDIC")
+        case (0xEF, 0xBB, 0xBF, _):
+            return .asciiCompatible(offset: 3)
+        case (0xFE, 0xFF, _, _):
+            return .utf16(bigEndian: true, offset: 2)
+        case (0xFF, 0xFE, _, _):
+            return .utf16(bigEndian: false, offset: 2)
+        case (0x00, 0x3C, 0x00, 0x3F):
+            return .utf16(bigEndian: true, offset: 0)
+        case (0x3C, 0x00, 0x3F, 0x00):
+            return .utf16(bigEndian: false, offset: 0)
+        default:
+            return .asciiCompatible(offset: 0)
+        }
+    }
+
+    /// Whether markup stays ASCII bytes in the encoding `name` (lowercased): UTF-8, ASCII, and the
+    /// single-byte ISO 8859 and Windows code pages.
+    static func isASCIITransparent(_ name: String) -> Bool {
+        if ["utf-8", "utf8", "us-ascii", "ascii", "latin1"].contains(name) { return true }
+        for prefix in ["iso-8859-", "iso8859-", "iso_8859-", "windows-125", "cp125"] where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            return !rest.isEmpty && rest.count <= 2 && rest.allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        return false
+    }
+
+    /// The refusal of an XML declaration at the start of `bytes` naming an encoding that is not
+    /// `allowed`; `nil` without a declaration, or when every `encoding` in it is allowed.
+    private static func declaredEncodingRefusal(_ bytes: UnsafeRawBufferPointer, allowing allowed: (String) -> Bool) -> Refusal? {
+        guard Self.hasPrefix(bytes, at: 0, Self.declarationStart) else { return nil }
+        let end = Self.find(Self.processingInstructionEnd, in: bytes, from: 0) ?? bytes.count
+        var index = 0
+        while let found = Self.find(Self.encodingKeyword, in: bytes, from: index, before: end) {
+            index = found + Self.encodingKeyword.count
+            while index < end, Self.isSpace(bytes[index]) { index += 1 }
+            guard index < end, bytes[index] == UInt8(ascii: "=") else { continue }
+            index += 1
+            while index < end, Self.isSpace(bytes[index]) { index += 1 }
+            guard index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { continue }
+            let quote = bytes[index]
+            let valueStart = index + 1
+            let valueEnd = bytes[valueStart..<end].firstIndex(of: quote) ?? end
+            let name = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
+            if !allowed(name.lowercased()) {
+                return .unsupportedEncoding(name)
+            }
+            index = valueEnd
+        }
+        return nil
+    }
+
+    // MARK: Markup
+
+    /// Refuses an internal subset in the prolog, then counts the attributes after every `<`.
+    ///
+    /// `XMLParser` runs libxml2 in recovery mode, which goes on after errors, so the count does not
+    /// trust comments or CDATA sections to end where they should: it starts at every `<` and runs
+    /// to the next `>` outside quotes, or to the next `<` (an attribute value cannot hold one, and
+    /// libxml2 ends the tag there). Each attribute libxml2 reads in that stretch has its own `=`
+    /// outside quotes, so the count is never below libxml2's; the stretches do not overlap, so the
+    /// scan is linear.
+    private func scanMarkup(_ bytes: UnsafeRawBufferPointer) -> Refusal? {
+        if Self.prologHasInternalSubset(bytes) {
+            return .internalSubset
+        }
+        var index = 0
+        while index < bytes.count, let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            guard let end = Self.tagEnd(bytes, from: open + 1, maximumAttributeCount: self.maximumAttributeCount) else {
+                return .tooManyAttributes
+            }
+            index = end
+        }
+        return nil
+    }
+
+    /// Whether the `DOCTYPE` libxml2 would read opens an internal subset. libxml2 reads one only in
+    /// the prolog, after the XML declaration, white space, comments and processing instructions (it
+    /// stops at anything else there, errors included); this walks the same way.
+    private static func prologHasInternalSubset(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while true {
+            while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
+            if Self.hasPrefix(bytes, at: index, Self.commentStart) {
+                index = Self.end(of: Self.commentEnd, in: bytes, from: index + Self.commentStart.count)
+            } else if Self.hasPrefix(bytes, at: index, Self.processingInstructionStart) {
+                index = Self.end(of: Self.processingInstructionEnd, in: bytes, from: index + Self.processingInstructionStart.count)
+            } else if Self.hasPrefix(bytes, at: index, Self.doctypeStart) {
+                return Self.doctypeEnd(bytes, from: index + Self.doctypeStart.count) == nil
+            } else {
+                return false
+            }
+        }
+    }
+
+    /// The index after a tag's `>` outside quotes, or of the next `<`; `nil` when the stretch has
+    /// more than `limit` `=` outside quotes.
+    private static func tagEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, maximumAttributeCount limit: Int) -> Int? {
+        var quote: UInt8?
+        var attributes = 0
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<") { return index }
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") {
+                return index + 1
+            } else if byte == UInt8(ascii: "=") {
+                attributes += 1
+                if attributes > limit { return nil }
+            }
+            index += 1
+        }
+        return index
+    }
+
+    /// The index after a `DOCTYPE` declaration's `>` outside quotes (or at a `<`); `nil` when a
+    /// `[` opens an internal subset.
+    private static func doctypeEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var quote: UInt8?
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") {
+                return nil
+            } else if byte == UInt8(ascii: ">") {
+                return index + 1
+            } else if byte == UInt8(ascii: "<") {
+                return index
+            }
+            index += 1
+        }
+        return index
+    }
+
+    // MARK: Bytes
+
+    private static let declarationStart = Array("<?xml".utf8)
+    private static let encodingKeyword = Array("encoding".utf8)
+    private static let processingInstructionEnd = Array("?>".utf8)
+    private static let processingInstructionStart = Array("<?".utf8)
+    private static let commentStart = Array("<!--".utf8)
+    private static let commentEnd = Array("-->".utf8)
+    private static let doctypeStart = Array("<!DOCTYPE".utf8)
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeRawBufferPointer, at index: Int, _ prefix: [UInt8]) -> Bool {
+        index >= 0 && prefix.count <= bytes.count - index && bytes[index..<index + prefix.count].elementsEqual(prefix)
+    }
+
+    /// The index of `pattern` (a few bytes) in `bytes[start..<end]`; linear, as the pattern is short.
+    private static func find(_ pattern: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int, before end: Int? = nil) -> Int? {
+        let end = end ?? bytes.count
+        guard let first = pattern.first else { return nil }
+        var index = start
+        while index < end, let candidate = bytes[index..<end].firstIndex(of: first) {
+            if candidate + pattern.count > end { return nil }
+            if Self.hasPrefix(bytes, at: candidate, pattern) { return candidate }
+            index = candidate + 1
+        }
+        return nil
+    }
+
+    /// The index just after `pattern`, or the end of `bytes` when it never comes.
+    private static func end(of pattern: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        Self.find(pattern, in: bytes, from: start).map { $0 + pattern.count } ?? bytes.count
+    }
+}
