@@ -11,8 +11,8 @@ import Foundation
 ///   adds to every element (quadratically again) and entities that expand to markup; so any
 ///   internal subset is refused. (`XMLParser` on Linux drops the text of internal entities anyway.)
 /// - Counting bytes is only sound when markup characters are ASCII bytes: the document must be
-///   UTF-8, UTF-16 or one of the ASCII-compatible encodings in ``isASCIITransparent(_:)``; any other
-///   (UTF-7, EBCDIC, UCS-4, Shift_JIS…) is refused.
+///   UTF-8, UTF-16 or one of the encodings ``XMLDeclaration/isASCIITransparent(_:)`` accepts; any
+///   other (UTF-7, EBCDIC, UCS-4, Shift_JIS…) is refused.
 ///
 /// The scan is linear in the body and uses no recursion. It never counts fewer attributes than
 /// libxml2 reads, even where libxml2 recovers from errors (see `scanMarkup`); it may count more in a
@@ -39,8 +39,8 @@ struct XMLMarkupScanner {
                 return .unsupportedEncoding(name)
             case .asciiCompatible(let offset):
                 let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-                if let refusal = Self.declaredEncodingRefusal(rest, allowing: Self.isASCIITransparent) {
-                    return refusal
+                if let name = XMLDeclaration.encodings(in: rest).first(where: { !XMLDeclaration.isASCIITransparent($0) }) {
+                    return .unsupportedEncoding(name)
                 }
                 return self.scanMarkup(rest)
             case .utf16(let bigEndian, let offset):
@@ -50,8 +50,8 @@ struct XMLMarkupScanner {
                 }
                 let sameOrder = bigEndian ? "utf-16be" : "utf-16le"
                 return Array(String(decoding: units, as: UTF16.self).utf8).withUnsafeBytes { utf8 in
-                    if let refusal = Self.declaredEncodingRefusal(utf8, allowing: { ["utf-16", "utf16", sameOrder].contains($0) }) {
-                        return refusal
+                    if let name = XMLDeclaration.encodings(in: utf8).first(where: { !["utf-16", "utf16", sameOrder].contains($0.lowercased()) }) {
+                        return .unsupportedEncoding(name)
                     }
                     return self.scanMarkup(utf8)
                 }
@@ -94,42 +94,6 @@ struct XMLMarkupScanner {
         }
     }
 
-    /// Whether markup stays ASCII bytes in the encoding `name` (lowercased): UTF-8, ASCII, and the
-    /// single-byte ISO 8859 and Windows code pages.
-    static func isASCIITransparent(_ name: String) -> Bool {
-        if ["utf-8", "utf8", "us-ascii", "ascii", "latin1"].contains(name) { return true }
-        for prefix in ["iso-8859-", "iso8859-", "iso_8859-", "windows-125", "cp125"] where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            return !rest.isEmpty && rest.count <= 2 && rest.allSatisfy { $0.isASCII && $0.isNumber }
-        }
-        return false
-    }
-
-    /// The refusal of an XML declaration at the start of `bytes` naming an encoding that is not
-    /// `allowed`; `nil` without a declaration, or when every `encoding` in it is allowed.
-    private static func declaredEncodingRefusal(_ bytes: UnsafeRawBufferPointer, allowing allowed: (String) -> Bool) -> Refusal? {
-        guard Self.hasPrefix(bytes, at: 0, Self.declarationStart) else { return nil }
-        let end = Self.find(Self.processingInstructionEnd, in: bytes, from: 0) ?? bytes.count
-        var index = 0
-        while let found = Self.find(Self.encodingKeyword, in: bytes, from: index, before: end) {
-            index = found + Self.encodingKeyword.count
-            while index < end, Self.isSpace(bytes[index]) { index += 1 }
-            guard index < end, bytes[index] == UInt8(ascii: "=") else { continue }
-            index += 1
-            while index < end, Self.isSpace(bytes[index]) { index += 1 }
-            guard index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { continue }
-            let quote = bytes[index]
-            let valueStart = index + 1
-            let valueEnd = bytes[valueStart..<end].firstIndex(of: quote) ?? end
-            let name = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
-            if !allowed(name.lowercased()) {
-                return .unsupportedEncoding(name)
-            }
-            index = valueEnd
-        }
-        return nil
-    }
-
     // MARK: Markup
 
     /// Refuses an internal subset in the prolog, then counts the attributes after every `<`.
@@ -160,12 +124,12 @@ struct XMLMarkupScanner {
     private static func prologHasInternalSubset(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while true {
-            while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
-            if Self.hasPrefix(bytes, at: index, Self.commentStart) {
-                index = Self.end(of: Self.commentEnd, in: bytes, from: index + Self.commentStart.count)
-            } else if Self.hasPrefix(bytes, at: index, Self.processingInstructionStart) {
-                index = Self.end(of: Self.processingInstructionEnd, in: bytes, from: index + Self.processingInstructionStart.count)
-            } else if Self.hasPrefix(bytes, at: index, Self.doctypeStart) {
+            while index < bytes.count, UnsafeRawBufferPointer.isXMLSpace(bytes[index]) { index += 1 }
+            if bytes.hasBytes(Self.commentStart, at: index) {
+                index = bytes.index(after: Self.commentEnd, from: index + Self.commentStart.count)
+            } else if bytes.hasBytes(Self.processingInstructionStart, at: index) {
+                index = bytes.index(after: Self.processingInstructionEnd, from: index + Self.processingInstructionStart.count)
+            } else if bytes.hasBytes(Self.doctypeStart, at: index) {
                 return Self.doctypeEnd(bytes, from: index + Self.doctypeStart.count) == nil
             } else {
                 return false
@@ -220,39 +184,9 @@ struct XMLMarkupScanner {
         return index
     }
 
-    // MARK: Bytes
-
-    private static let declarationStart = Array("<?xml".utf8)
-    private static let encodingKeyword = Array("encoding".utf8)
-    private static let processingInstructionEnd = Array("?>".utf8)
     private static let processingInstructionStart = Array("<?".utf8)
+    private static let processingInstructionEnd = Array("?>".utf8)
     private static let commentStart = Array("<!--".utf8)
     private static let commentEnd = Array("-->".utf8)
     private static let doctypeStart = Array("<!DOCTYPE".utf8)
-
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
-    private static func hasPrefix(_ bytes: UnsafeRawBufferPointer, at index: Int, _ prefix: [UInt8]) -> Bool {
-        index >= 0 && prefix.count <= bytes.count - index && bytes[index..<index + prefix.count].elementsEqual(prefix)
-    }
-
-    /// The index of `pattern` (a few bytes) in `bytes[start..<end]`; linear, as the pattern is short.
-    private static func find(_ pattern: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int, before end: Int? = nil) -> Int? {
-        let end = end ?? bytes.count
-        guard let first = pattern.first else { return nil }
-        var index = start
-        while index < end, let candidate = bytes[index..<end].firstIndex(of: first) {
-            if candidate + pattern.count > end { return nil }
-            if Self.hasPrefix(bytes, at: candidate, pattern) { return candidate }
-            index = candidate + 1
-        }
-        return nil
-    }
-
-    /// The index just after `pattern`, or the end of `bytes` when it never comes.
-    private static func end(of pattern: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        Self.find(pattern, in: bytes, from: start).map { $0 + pattern.count } ?? bytes.count
-    }
 }
