@@ -1,5 +1,5 @@
 /// Byte searches shared by the scanners that read a body before Foundation does
-/// (``XMLMarkupScanner``, ``TextPropertyListScanner``): linear, with no allocation.
+/// (``XMLMarkupScanner``, ``XMLDeclaration``, ``JSONParser``…): linear, with no allocation.
 extension UnsafeRawBufferPointer {
     /// Whether `pattern` starts at `index` (`false` when it would run past the end).
     func hasBytes(_ pattern: [UInt8], at index: Int) -> Bool {
@@ -19,13 +19,8 @@ extension UnsafeRawBufferPointer {
         return nil
     }
 
-    /// The index just after the first `pattern` from `start`, or the end when it never comes.
-    func index(after pattern: [UInt8], from start: Int) -> Int {
-        self.firstIndex(of: pattern, in: Swift.min(start, self.count)..<self.count).map { $0 + pattern.count } ?? self.count
-    }
-
-    /// XML's white space: space, tab, CR, LF.
-    static func isXMLSpace(_ byte: UInt8) -> Bool {
+    /// White space as XML and JSON define it: space, tab, CR, LF.
+    static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }

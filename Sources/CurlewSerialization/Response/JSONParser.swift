@@ -420,7 +420,7 @@ struct JSONParser {
 
         /// JSON's white space: space, tab, LF, CR.
         mutating func skipSpace() {
-            while self.index < self.bytes.count, UnsafeRawBufferPointer.isXMLSpace(self.bytes[self.index]) { self.index += 1 }
+            while self.index < self.bytes.count, UnsafeRawBufferPointer.isSpace(self.bytes[self.index]) { self.index += 1 }
         }
 
         /// A malformed-text failure at the current position, with the path of open containers.

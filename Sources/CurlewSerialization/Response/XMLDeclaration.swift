@@ -16,10 +16,10 @@ enum XMLDeclaration {
         var index = 0
         while let found = bytes.firstIndex(of: Self.encodingKeyword, in: index..<end) {
             index = found + Self.encodingKeyword.count
-            while index < end, UnsafeRawBufferPointer.isXMLSpace(bytes[index]) { index += 1 }
+            while index < end, UnsafeRawBufferPointer.isSpace(bytes[index]) { index += 1 }
             guard index < end, bytes[index] == UInt8(ascii: "=") else { continue }
             index += 1
-            while index < end, UnsafeRawBufferPointer.isXMLSpace(bytes[index]) { index += 1 }
+            while index < end, UnsafeRawBufferPointer.isSpace(bytes[index]) { index += 1 }
             guard index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { continue }
             let quote = bytes[index]
             let valueEnd = bytes[(index + 1)..<end].firstIndex(of: quote) ?? end

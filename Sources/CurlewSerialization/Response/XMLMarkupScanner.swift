@@ -7,9 +7,13 @@ import Foundation
 /// - libxml2 compares each attribute of a start tag with every earlier one (quadratic: 100,000
 ///   attributes in one 1 MB tag take seconds), before any delegate callback could stop it; so the
 ///   attributes of every start tag are counted here first.
-/// - An internal DTD subset (`<!DOCTYPE r [ … ]>`) can declare default attributes that libxml2
-///   adds to every element (quadratically again) and entities that expand to markup; so any
-///   internal subset is refused. (`XMLParser` on Linux drops the text of internal entities anyway.)
+/// - A DTD can declare default attributes that libxml2 adds to every element (quadratically
+///   again) and entities that expand into markup no byte shows; so a document that declares
+///   either (`<!ATTLIST`, `<!ENTITY`, anywhere in it) is refused. Looking for the declarations
+///   themselves rather than for an internal subset is what makes this sound: libxml2 recovers
+///   from a broken `DOCTYPE` in ways a byte scan cannot follow (a quoted literal cut short by a
+///   bad character still opens the subset at the next `[`). (`XMLParser` on Linux drops the text
+///   of internal entities anyway.)
 /// - Counting bytes is only sound when markup characters are ASCII bytes: the document must be
 ///   UTF-8, UTF-16 or one of the encodings ``XMLDeclaration/isASCIITransparent(_:)`` accepts; any
 ///   other (UTF-7, EBCDIC, UCS-4, Shift_JIS…) is refused.
@@ -22,8 +26,8 @@ struct XMLMarkupScanner {
     enum Refusal: Equatable {
         /// The encoding (as declared or detected) is not one the scan can read.
         case unsupportedEncoding(String)
-        /// The document has an internal DTD subset.
-        case internalSubset
+        /// The document declares entities or attributes.
+        case declarations
         /// A start tag has more attributes than the limit.
         case tooManyAttributes
     }
@@ -96,17 +100,18 @@ struct XMLMarkupScanner {
 
     // MARK: Markup
 
-    /// Refuses an internal subset in the prolog, then counts the attributes after every `<`.
+    /// Refuses entity and attribute declarations, then counts the attributes after every `<`.
     ///
     /// `XMLParser` runs libxml2 in recovery mode, which goes on after errors, so the count does not
     /// trust comments or CDATA sections to end where they should: it starts at every `<` and runs
     /// to the next `>` outside quotes, or to the next `<` (an attribute value cannot hold one, and
     /// libxml2 ends the tag there). Each attribute libxml2 reads in that stretch has its own `=`
-    /// outside quotes, so the count is never below libxml2's; the stretches do not overlap, so the
-    /// scan is linear.
+    /// outside quotes (it stops reading a tag's attributes at the first one out of shape), so the
+    /// count is never below libxml2's; the stretches do not overlap, so the scan is linear.
     private func scanMarkup(_ bytes: UnsafeRawBufferPointer) -> Refusal? {
-        if Self.prologHasInternalSubset(bytes) {
-            return .internalSubset
+        let whole = 0..<bytes.count
+        if bytes.firstIndex(of: Self.entityDeclaration, in: whole) != nil || bytes.firstIndex(of: Self.attributeDeclaration, in: whole) != nil {
+            return .declarations
         }
         var index = 0
         while index < bytes.count, let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
@@ -116,25 +121,6 @@ struct XMLMarkupScanner {
             index = end
         }
         return nil
-    }
-
-    /// Whether the `DOCTYPE` libxml2 would read opens an internal subset. libxml2 reads one only in
-    /// the prolog, after the XML declaration, white space, comments and processing instructions (it
-    /// stops at anything else there, errors included); this walks the same way.
-    private static func prologHasInternalSubset(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        while true {
-            while index < bytes.count, UnsafeRawBufferPointer.isXMLSpace(bytes[index]) { index += 1 }
-            if bytes.hasBytes(Self.commentStart, at: index) {
-                index = bytes.index(after: Self.commentEnd, from: index + Self.commentStart.count)
-            } else if bytes.hasBytes(Self.processingInstructionStart, at: index) {
-                index = bytes.index(after: Self.processingInstructionEnd, from: index + Self.processingInstructionStart.count)
-            } else if bytes.hasBytes(Self.doctypeStart, at: index) {
-                return Self.doctypeEnd(bytes, from: index + Self.doctypeStart.count) == nil
-            } else {
-                return false
-            }
-        }
     }
 
     /// The index after a tag's `>` outside quotes, or of the next `<`; `nil` when the stretch has
@@ -161,32 +147,6 @@ struct XMLMarkupScanner {
         return index
     }
 
-    /// The index after a `DOCTYPE` declaration's `>` outside quotes (or at a `<`); `nil` when a
-    /// `[` opens an internal subset.
-    private static func doctypeEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var quote: UInt8?
-        var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if byte == UInt8(ascii: "[") {
-                return nil
-            } else if byte == UInt8(ascii: ">") {
-                return index + 1
-            } else if byte == UInt8(ascii: "<") {
-                return index
-            }
-            index += 1
-        }
-        return index
-    }
-
-    private static let processingInstructionStart = Array("<?".utf8)
-    private static let processingInstructionEnd = Array("?>".utf8)
-    private static let commentStart = Array("<!--".utf8)
-    private static let commentEnd = Array("-->".utf8)
-    private static let doctypeStart = Array("<!DOCTYPE".utf8)
+    private static let entityDeclaration = Array("<!ENTITY".utf8)
+    private static let attributeDeclaration = Array("<!ATTLIST".utf8)
 }

@@ -23,11 +23,12 @@ import FoundationXML
 /// - A start tag with more than ``maximumAttributeCount`` attributes fails with
 ///   ``ResponseSerializationError/Reason/tooManyAttributes(limit:)`` before libxml2 reads it
 ///   (libxml2 2.9 takes time quadratic in the attributes of one tag).
-/// - A document with an internal DTD subset (`<!DOCTYPE r [ … ]>`), or in an encoding whose markup
-///   is not ASCII bytes (anything but UTF-8, UTF-16, ASCII and the ISO 8859 and Windows code
-///   pages), fails with ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``:
-///   declarations there can make libxml2 add attributes to every element or expand entities into
-///   markup, and `XMLParser` on Linux drops the text of internal entities anyway.
+/// - A document that declares entities or attributes (`<!ENTITY`, `<!ATTLIST`), or is in an
+///   encoding whose markup is not ASCII bytes (anything but UTF-8, UTF-16, ASCII and the ISO 8859
+///   and Windows code pages), fails with
+///   ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``: such
+///   declarations make libxml2 add attributes to every element or expand entities into markup,
+///   and `XMLParser` on Linux drops the text of internal entities anyway.
 ///
 /// The limits and measurements are in `Docs/Serialization.md`.
 ///
@@ -85,8 +86,8 @@ public struct XMLResponseSerializer: ValidatingResponseSerializer, Hashable {
         switch refusal {
         case .tooManyAttributes:
             return .tooManyAttributes(limit: self.maximumAttributeCount)
-        case .internalSubset:
-            return .decodingFailed(underlying: Self.corrupt("Internal DTD subsets (entity and attribute declarations) are refused."),
+        case .declarations:
+            return .decodingFailed(underlying: Self.corrupt("Documents that declare entities or attributes (<!ENTITY, <!ATTLIST) are refused."),
                                    codingPath: [])
         case .unsupportedEncoding(let name):
             return .decodingFailed(underlying: Self.corrupt("XML in the encoding \(name) is refused: only UTF-8, UTF-16, ASCII and the ISO 8859 and Windows code pages are read."),
