@@ -182,4 +182,41 @@ struct XMLLimitTests {
         #expect(root.text == "café")
         #expect(try Self.parse(Self.utf16("<?xml version=\"1.0\" encoding=\"UTF-16\"?><x>café</x>", bigEndian: true)).text == "café")
     }
+
+    // MARK: Bytes FoundationXML cannot take
+
+    static let notUTF8Documents: [[UInt8]] = {
+        let comment: [UInt8] = Array("<x><!-- ".utf8) + [0xFF] + Array(" --></x>".utf8)
+        let attributeName: [UInt8] = Array("<x a".utf8) + [0xFF] + Array("=\"1\"/>".utf8)
+        let instruction: [UInt8] = Array("<x><?p".utf8) + [0xFF] + Array(" d?></x>".utf8)
+        // A declaration libxml2 cannot read, so it would read the bytes as UTF-8.
+        let brokenDeclaration: [UInt8] = Array("<?xm".utf8) + [0xFF, 0xFF] + Array("l version=\"1.0b\" encoding=\"ISO-8859-1\"?><x/>".utf8)
+        // A code page Foundation does not decode.
+        let latin9: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-15\"?><x>".utf8) + [0xA4] + Array("</x>".utf8)
+        var loneSurrogate: [UInt8] = [0xFF, 0xFE]
+        for unit in "<x><!-- ".utf16 { loneSurrogate += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        loneSurrogate += [0x00, 0xD8, 0x3E, 0x00]
+        return [comment, attributeName, instruction, brokenDeclaration, latin9, loneSurrogate]
+    }()
+
+    @Test("bytes that are not UTF-8 are refused before libxml2: FoundationXML crashed on them in a comment, an attribute name, a processing instruction",
+          arguments: Self.notUTF8Documents)
+    func notUTF8(_ bytes: [UInt8]) {
+        #expect {
+            try Self.parse(Data(bytes))
+        } throws: { error in
+            Self.isRefusal(error, saying: "not valid UTF-8")
+        }
+    }
+
+    @Test("a document in ISO 8859-1 or Windows-1252 that is not valid UTF-8 is decoded before libxml2 reads it")
+    func singleByteCodePages() throws {
+        for name in ["ISO-8859-1", "windows-1252"] {
+            let bytes = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><x a".utf8) + [0xE9] + Array("=\"".utf8) + [0xE9]
+                + Array("\"><!-- ".utf8) + [0xFF] + Array(" -->caf".utf8) + [0xE9] + Array("</x>".utf8)
+            let root = try Self.parse(Data(bytes))
+            #expect(root.attributes["aé"] == "é")
+            #expect(root.text == "café")
+        }
+    }
 }

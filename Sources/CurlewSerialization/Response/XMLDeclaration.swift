@@ -10,9 +10,14 @@ enum XMLDeclaration {
     /// declaration). Lenient on purpose: white space around `=` is allowed and the whole
     /// declaration up to `?>` is searched, so a parser's stricter reading finds nothing this misses.
     static func encodings(in bytes: UnsafeRawBufferPointer) -> [String] {
+        Self.encodingValues(in: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+    }
+
+    /// Where each name given to `encoding` lies in `bytes`, as ``encodings(in:)`` finds them.
+    static func encodingValues(in bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
         guard bytes.hasBytes(Self.start, at: 0) else { return [] }
         let end = bytes.firstIndex(of: Self.end, in: 0..<bytes.count) ?? bytes.count
-        var names: [String] = []
+        var values: [Range<Int>] = []
         var index = 0
         while let found = bytes.firstIndex(of: Self.encodingKeyword, in: index..<end) {
             index = found + Self.encodingKeyword.count
@@ -23,10 +28,10 @@ enum XMLDeclaration {
             guard index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { continue }
             let quote = bytes[index]
             let valueEnd = bytes[(index + 1)..<end].firstIndex(of: quote) ?? end
-            names.append(String(decoding: bytes[(index + 1)..<valueEnd], as: UTF8.self))
+            values.append((index + 1)..<valueEnd)
             index = valueEnd
         }
-        return names
+        return values
     }
 
     /// Whether markup stays ASCII bytes in the encoding `name` (any case): UTF-8, ASCII, and the

@@ -18,49 +18,78 @@ import Foundation
 ///   UTF-8, UTF-16 or one of the encodings ``XMLDeclaration/isASCIITransparent(_:)`` accepts; any
 ///   other (UTF-7, EBCDIC, UCS-4, Shift_JIS…) is refused.
 ///
+/// - FoundationXML force-unwraps the names, comments and processing instructions libxml2 hands it
+///   as UTF-8, and libxml2 passes some bytes on as they are: a comment holding a byte that is not
+///   UTF-8 (`<x><!-- \u{FF} --></x>`, 14 bytes) crashed the process. So libxml2 only ever gets
+///   valid UTF-8 or UTF-16: a document in a single-byte code page that is not valid UTF-8 as it
+///   stands is decoded here and declared UTF-8 (libxml2 would read it as UTF-8 whenever it missed a
+///   malformed declaration), and anything else that is not valid UTF-8, or UTF-16 with a lone
+///   surrogate, is refused.
+///
 /// The scan is linear in the body and uses no recursion. It never counts fewer attributes than
 /// libxml2 reads, even where libxml2 recovers from errors (see `scanMarkup`); it may count more in a
 /// comment or CDATA section full of `=`.
 struct XMLMarkupScanner {
     /// Why a document is refused.
-    enum Refusal: Equatable {
+    enum Refusal: Error, Equatable {
         /// The encoding (as declared or detected) is not one the scan can read.
         case unsupportedEncoding(String)
         /// The document declares entities or attributes.
         case declarations
         /// A start tag has more attributes than the limit.
         case tooManyAttributes
+        /// A document read as UTF-8 holds bytes that are not UTF-8.
+        case invalidUTF8
     }
 
     /// The most attributes accepted in one start tag.
     let maximumAttributeCount: Int
 
-    /// `nil` when `body` may go to libxml2, else why not.
-    func refusal(of body: Data) -> Refusal? {
-        body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Refusal? in
+    /// The bytes to give libxml2 (the body itself, or transcoded to UTF-8), or why none may go.
+    func prepared(_ body: Data) -> Result<Data, Refusal> {
+        body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<Data, Refusal> in
             switch Self.detectEncoding(bytes) {
             case .refused(let name):
-                return .unsupportedEncoding(name)
+                return .failure(.unsupportedEncoding(name))
             case .asciiCompatible(let offset):
                 let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
                 if let name = XMLDeclaration.encodings(in: rest).first(where: { !XMLDeclaration.isASCIITransparent($0) }) {
-                    return .unsupportedEncoding(name)
+                    return .failure(.unsupportedEncoding(name))
                 }
-                return self.scanMarkup(rest)
+                if Self.isValidUTF8(rest) {
+                    return self.scanMarkup(rest).map { .failure($0) } ?? .success(body)
+                }
+                guard let utf8 = Self.transcodedToUTF8(rest) else { return .failure(.invalidUTF8) }
+                return utf8.withUnsafeBytes { self.scanMarkup($0) }.map { .failure($0) } ?? .success(utf8)
             case .utf16(let bigEndian, let offset):
                 let units = stride(from: offset, to: bytes.count - 1, by: 2).map { (index: Int) -> UInt16 in
                     let (high, low) = bigEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
                     return UInt16(high) << 8 | UInt16(low)
                 }
+                guard Self.isValidUTF16(units) else { return .failure(.invalidUTF8) }
                 let sameOrder = bigEndian ? "utf-16be" : "utf-16le"
-                return Array(String(decoding: units, as: UTF16.self).utf8).withUnsafeBytes { utf8 in
+                let refusal = Array(String(decoding: units, as: UTF16.self).utf8).withUnsafeBytes { utf8 -> Refusal? in
                     if let name = XMLDeclaration.encodings(in: utf8).first(where: { !["utf-16", "utf16", sameOrder].contains($0.lowercased()) }) {
                         return .unsupportedEncoding(name)
                     }
                     return self.scanMarkup(utf8)
                 }
+                return refusal.map { .failure($0) } ?? .success(body)
             }
         }
+    }
+
+    /// A document in a single-byte code page, decoded here and declared UTF-8: libxml2 would
+    /// read it as UTF-8 (and pass bytes on as they are) whenever it misses the declaration.
+    /// `nil` unless exactly one encoding is declared and Foundation decodes it.
+    private static func transcodedToUTF8(_ bytes: UnsafeRawBufferPointer) -> Data? {
+        let values = XMLDeclaration.encodingValues(in: bytes)
+        guard values.count == 1, let value = values.first,
+              let encoding = String.Encoding(ianaName: String(decoding: bytes[value], as: UTF8.self)) else {
+            return nil
+        }
+        let declaredUTF8 = Data(bytes[..<value.lowerBound]) + Data("UTF-8".utf8) + Data(bytes[value.upperBound...])
+        return String(data: declaredUTF8, encoding: encoding).map { Data($0.utf8) }
     }
 
     // MARK: Encoding
@@ -95,6 +124,32 @@ struct XMLMarkupScanner {
             return .utf16(bigEndian: false, offset: 0)
         default:
             return .asciiCompatible(offset: 0)
+        }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (no allocation).
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// Whether `units` are well-formed UTF-16 (no lone surrogates).
+    private static func isValidUTF16(_ units: [UInt16]) -> Bool {
+        var iterator = units.makeIterator()
+        var decoder = UTF16()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
         }
     }
 

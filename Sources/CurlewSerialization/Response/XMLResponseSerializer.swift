@@ -29,6 +29,10 @@ import FoundationXML
 ///   ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``: such
 ///   declarations make libxml2 add attributes to every element or expand entities into markup,
 ///   and `XMLParser` on Linux drops the text of internal entities anyway.
+/// - A body that is not valid UTF-8 (or UTF-16) fails the same way, unless it declares a
+///   single-byte code page Foundation decodes (ISO 8859-1 and -2, Windows 1250 to 1254), in which
+///   case it is decoded before libxml2 reads it: FoundationXML crashes on some such bytes (a
+///   comment or an attribute name holding `0xFF`).
 ///
 /// The limits and measurements are in `Docs/Serialization.md`.
 ///
@@ -62,11 +66,15 @@ public struct XMLResponseSerializer: ValidatingResponseSerializer, Hashable {
             guard let body, !body.isEmpty else {
                 throw ResponseSerializationError(.emptyBody, response: response, body: body, url: url)
             }
-            if let refusal = XMLMarkupScanner(maximumAttributeCount: self.maximumAttributeCount).refusal(of: body) {
+            let markup: Data
+            switch XMLMarkupScanner(maximumAttributeCount: self.maximumAttributeCount).prepared(body) {
+            case .success(let prepared):
+                markup = prepared
+            case .failure(let refusal):
                 throw ResponseSerializationError(self.reason(for: refusal), response: response, body: body, url: url)
             }
             let builder = XMLTreeBuilder(maximumDepth: self.maximumDepth, maximumNodeCount: self.maximumNodeCount)
-            let parser = XMLParser(data: body)
+            let parser = XMLParser(data: markup)
             parser.shouldResolveExternalEntities = false
             parser.delegate = builder
             let parsed = parser.parse()
@@ -89,6 +97,8 @@ public struct XMLResponseSerializer: ValidatingResponseSerializer, Hashable {
         case .declarations:
             return .decodingFailed(underlying: Self.corrupt("Documents that declare entities or attributes (<!ENTITY, <!ATTLIST) are refused."),
                                    codingPath: [])
+        case .invalidUTF8:
+            return .decodingFailed(underlying: Self.corrupt("The body is not valid UTF-8 (or UTF-16)."), codingPath: [])
         case .unsupportedEncoding(let name):
             return .decodingFailed(underlying: Self.corrupt("XML in the encoding \(name) is refused: only UTF-8, UTF-16, ASCII and the ISO 8859 and Windows code pages are read."),
                                    codingPath: [])
