@@ -129,6 +129,7 @@ struct PropertyListLimitTests {
     @Test("offset tables and counts that lie are typed errors, never a crash or an overread", arguments: [
         "truncated", "offset past the objects", "offset into the header", "no objects", "top past the table",
         "count past the body", "reference past the table", "reference size 0", "reference too narrow", "not bplist00",
+        "a set (Foundation crashed on it)",
     ])
     func lyingTables(_ lie: String) throws {
         var writer = Writer([.array([1, 2]), .string("a"), .string("b")])
@@ -162,9 +163,12 @@ struct PropertyListLimitTests {
             writer = Writer([.array([1])] + Array(repeating: .string("a"), count: 299))
             writer.referenceSize = 1
             body = writer.data
-        default:
+        case "not bplist00":
             body = writer.data
             body[7] = UInt8(ascii: "9")
+        default:
+            // An array holding a set holding "x": PropertyListSerialization crashed the process bridging it.
+            body = Writer([.array([1]), .raw([0xC1, 2]), .string("x")]).data
         }
         #expect {
             try Self.parse(body)

@@ -10,7 +10,8 @@
 /// the references read. It stops as soon as the count passes a limit, and refuses cycles.
 ///
 /// It follows the format as Core Foundation reads it (`CFBinaryPList.c`) and is stricter where
-/// that is simpler (integer and reference sizes of 1 to 8 bytes only); a body it accepts
+/// that is simpler (integer and reference sizes of 1 to 8 bytes only) or safer (no sets, which a
+/// property list cannot hold and Foundation crashes on); a body it accepts
 /// describes at most ``Expansion/nodes`` values holding ``Expansion/bytes`` bytes of strings and
 /// data. No recursion: the walk keeps its own stack.
 struct BinaryPropertyListScanner {
@@ -151,7 +152,11 @@ struct BinaryPropertyListScanner {
             case 0x8:
                 try Self.require(offset + 1, low + 1, within: end)
                 return Object(payload: 0, references: nil)
-            case 0xA, 0xC, 0xD:
+            case 0xC:
+                // Not a property-list type, and PropertyListSerialization on Linux crashes bridging one
+                // (a set holding "x": 45 bytes).
+                throw .malformed("Sets are refused.")
+            case 0xA, 0xD:
                 let (count, start) = try self.count(low, after: offset)
                 let (references, overflow) = count.multipliedReportingOverflow(by: marker >> 4 == 0xD ? 2 : 1)
                 let (size, overflow2) = references.multipliedReportingOverflow(by: self.referenceSize)

@@ -26,6 +26,11 @@ import Foundation
 ///   malformed declaration), and anything else that is not valid UTF-8, or UTF-16 with a lone
 ///   surrogate, is refused.
 ///
+/// - FoundationXML also reads a processing instruction's data without checking for none: `<?pi?>`
+///   (13 bytes with its element, well-formed XML) crashed the process. A `<?` followed by anything
+///   but white space up to a `?>` is refused, wherever it is (libxml2 may read one in a comment it
+///   gave up on).
+///
 /// The scan is linear in the body and uses no recursion. It never counts fewer attributes than
 /// libxml2 reads, even where libxml2 recovers from errors (see `scanMarkup`); it may count more in a
 /// comment or CDATA section full of `=`.
@@ -40,6 +45,8 @@ struct XMLMarkupScanner {
         case tooManyAttributes
         /// A document read as UTF-8 holds bytes that are not UTF-8.
         case invalidUTF8
+        /// A processing instruction has no data.
+        case emptyProcessingInstruction
     }
 
     /// The most attributes accepted in one start tag.
@@ -170,12 +177,28 @@ struct XMLMarkupScanner {
         }
         var index = 0
         while index < bytes.count, let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            if open + 1 < bytes.count, bytes[open + 1] == UInt8(ascii: "?"), Self.endsWithoutData(bytes, from: open + 2) {
+                return .emptyProcessingInstruction
+            }
             guard let end = Self.tagEnd(bytes, from: open + 1, maximumAttributeCount: self.maximumAttributeCount) else {
                 return .tooManyAttributes
             }
             index = end
         }
         return nil
+    }
+
+    /// Whether a `?>` comes after `<?` at `start` before any white space (or `<`): a processing
+    /// instruction whose target is all there is, which libxml2 reports with no data at all.
+    private static func endsWithoutData(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Bool {
+        var index = start
+        while index < bytes.count, !UnsafeRawBufferPointer.isSpace(bytes[index]), bytes[index] != UInt8(ascii: "<") {
+            if bytes[index] == UInt8(ascii: "?"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// The index after a tag's `>` outside quotes, or of the next `<`; `nil` when the stretch has

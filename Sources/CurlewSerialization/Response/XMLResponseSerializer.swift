@@ -32,7 +32,8 @@ import FoundationXML
 /// - A body that is not valid UTF-8 (or UTF-16) fails the same way, unless it declares a
 ///   single-byte code page Foundation decodes (ISO 8859-1 and -2, Windows 1250 to 1254), in which
 ///   case it is decoded before libxml2 reads it: FoundationXML crashes on some such bytes (a
-///   comment or an attribute name holding `0xFF`).
+///   comment or an attribute name holding `0xFF`). So does a processing instruction without data
+///   (`<?name?>`), which FoundationXML crashes on too.
 ///
 /// The limits and measurements are in `Docs/Serialization.md`.
 ///
@@ -97,6 +98,8 @@ public struct XMLResponseSerializer: ValidatingResponseSerializer, Hashable {
         case .declarations:
             return .decodingFailed(underlying: Self.corrupt("Documents that declare entities or attributes (<!ENTITY, <!ATTLIST) are refused."),
                                    codingPath: [])
+        case .emptyProcessingInstruction:
+            return .decodingFailed(underlying: Self.corrupt("Processing instructions without data (<?name?>) are refused."), codingPath: [])
         case .invalidUTF8:
             return .decodingFailed(underlying: Self.corrupt("The body is not valid UTF-8 (or UTF-16)."), codingPath: [])
         case .unsupportedEncoding(let name):
