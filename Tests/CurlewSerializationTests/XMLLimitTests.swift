@@ -219,4 +219,16 @@ struct XMLLimitTests {
             #expect(root.text == "café")
         }
     }
+
+    @Test("a processing instruction without data is refused (FoundationXML crashed on <?pi?>); with data, or a space, it parses")
+    func emptyProcessingInstruction() throws {
+        for text in ["<x><?pi?></x>", "<?pi?><x/>", "<x><!-- <?pi?> --></x>", "<?xml?><x/>"] {
+            #expect {
+                try Self.parse(text)
+            } throws: { error in
+                Self.isRefusal(error, saying: "Processing instructions without data")
+            }
+        }
+        #expect(try Self.parse("<?xml version=\"1.0\"?><x><?pi data?><?pi ?>t</x>").text == "t")
+    }
 }
