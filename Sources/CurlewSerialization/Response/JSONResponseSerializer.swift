@@ -34,7 +34,7 @@ import HTTPTypes
 /// ``ResponseSerializationError/Reason/nestingTooDeep(limit:)``, and more than
 /// ``maximumNodeCount`` values with ``ResponseSerializationError/Reason/tooManyNodes(limit:)``
 /// before they are built: the body itself is bounded by the transport's in-memory limit, and the
-/// tree takes up to about 25 times the bytes of a dense body (`Docs/Serialization.md`).
+/// tree takes up to about 20 times the bytes of a dense body (`Docs/Serialization.md`).
 public struct JSONResponseSerializer: ValidatingResponseSerializer, Hashable {
     public var acceptableStatusCodes = IndexSet(integersIn: 200..<300)
     public var acceptableContentTypes: Set<String>? = ["application/json", "text/json", "text/javascript"]
