@@ -16,7 +16,8 @@ import HTTPTypes
 /// ``ResponseSerializationError/Reason/tooManyNodes(limit:)``, to more than
 /// ``maximumExpandedByteCount`` bytes of strings and data with
 /// ``ResponseSerializationError/Reason/tooLarge(limit:)``, and one whose objects contain
-/// themselves with ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``.
+/// themselves, or that holds a set (no property-list type, and Foundation on Linux crashes
+/// bridging one), with ``ResponseSerializationError/Reason/decodingFailed(underlying:codingPath:)``.
 /// An XML or OpenStep property list cannot share objects; its values are bounded from its bytes
 /// (an upper bound, exact for XML but for the `<plist>` element) against ``maximumNodeCount``, and
 /// one declaring an encoding other than UTF-8, ASCII or an ISO 8859 or Windows code page is

@@ -17,7 +17,6 @@ import Foundation
 /// - Counting bytes is only sound when markup characters are ASCII bytes: the document must be
 ///   UTF-8, UTF-16 or one of the encodings ``XMLDeclaration/isASCIITransparent(_:)`` accepts; any
 ///   other (UTF-7, EBCDIC, UCS-4, Shift_JIS…) is refused.
-///
 /// - FoundationXML force-unwraps the names, comments and processing instructions libxml2 hands it
 ///   as UTF-8, and libxml2 passes some bytes on as they are: a comment holding a byte that is not
 ///   UTF-8 (`<x><!-- \u{FF} --></x>`, 14 bytes) crashed the process. So libxml2 only ever gets
@@ -25,7 +24,6 @@ import Foundation
 ///   stands is decoded here and declared UTF-8 (libxml2 would read it as UTF-8 whenever it missed a
 ///   malformed declaration), and anything else that is not valid UTF-8, or UTF-16 with a lone
 ///   surrogate, is refused.
-///
 /// - FoundationXML also reads a processing instruction's data without checking for none: `<?pi?>`
 ///   (13 bytes with its element, well-formed XML) crashed the process. A `<?` followed by anything
 ///   but white space up to a `?>` is refused, wherever it is (libxml2 may read one in a comment it
