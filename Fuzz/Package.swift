@@ -34,5 +34,20 @@ let package = Package(
             dependencies: ["CLibFuzzer", .product(name: "CurlewSerialization", package: "Curlew")],
             swiftSettings: fuzzerFlags
         ),
+        .executableTarget(
+            name: "fuzz-property-list",
+            dependencies: ["CLibFuzzer", .product(name: "CurlewSerialization", package: "Curlew")],
+            swiftSettings: fuzzerFlags
+        ),
+        .executableTarget(
+            name: "fuzz-xml",
+            dependencies: ["CLibFuzzer", .product(name: "CurlewSerialization", package: "Curlew")],
+            swiftSettings: fuzzerFlags
+        ),
+        .executableTarget(
+            name: "fuzz-json",
+            dependencies: ["CLibFuzzer", .product(name: "CurlewSerialization", package: "Curlew")],
+            swiftSettings: fuzzerFlags
+        ),
     ]
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes Curlew's parsers and planners with libFuzzer: the response-head parser, the redirect planner, the
-# resume planner and the form encoder (Fuzz/, a package of its own). Builds the targets with
+# resume planner, the form encoder and the property-list, XML and JSON response serializers (Fuzz/, a package of its own). Builds the targets with
 # `-sanitize=fuzzer,address` (linked with lld: gold fails on these links) and runs each for the given number of seconds (default 60), keeping its
 # corpus in Fuzz/corpus/<target> (seeded from Fuzz/seeds/<target>). A crash leaves its input in
 # Fuzz/crashes/ and fails the script; turn each into a regression test.
@@ -20,7 +20,7 @@ echo "$build_log" | grep -v "^\[" || true
 bin=$(swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld --show-bin-path)
 mkdir -p Fuzz/crashes
 failed=0
-for target in fuzz-response-head fuzz-redirect-planner fuzz-resume-planner fuzz-form-encoder; do
+for target in fuzz-response-head fuzz-redirect-planner fuzz-resume-planner fuzz-form-encoder fuzz-property-list fuzz-xml fuzz-json; do
     corpus="Fuzz/corpus/$target"
     mkdir -p "$corpus"
     seeds=()

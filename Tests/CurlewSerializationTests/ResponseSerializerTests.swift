@@ -166,7 +166,7 @@ struct ResponseSerializerTests {
         #expect {
             try JSONResponseSerializer().serialize(response: Self.head(200, "application/json"), body: body, url: nil)
         } throws: { error in
-            guard case .decodingFailed = Self.reason(of: error) else { return false }
+            guard case .nestingTooDeep(512) = Self.reason(of: error) else { return false }
             return true
         }
         #expect {

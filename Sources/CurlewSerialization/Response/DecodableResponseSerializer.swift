@@ -24,6 +24,15 @@ import HTTPTypes
 ///
 /// `acceptableContentTypes` is `nil` by default, since the decoder decides the format; set it to
 /// refuse, say, an HTML error page before decoding is even tried.
+///
+/// **Limits.** Before a `JSONDecoder` or a `PropertyListDecoder` decodes, the body's values are
+/// counted (a shared object of a binary property list once per reference, as the decoder would
+/// build it) and more than ``maximumNodeCount`` fail with
+/// ``ResponseSerializationError/Reason/tooManyNodes(limit:)``; a binary property list expanding to
+/// more than ``maximumExpandedByteCount`` bytes of strings and data fails with
+/// ``ResponseSerializationError/Reason/tooLarge(limit:)``, as in ``PropertyListResponseSerializer``.
+/// Other decoders get the body as it is. Decoding a ``JSONValue`` inside `T` costs time
+/// proportional to its values times their depth (see ``JSONResponseSerializer``).
 public struct DecodableResponseSerializer<T: Decodable & Sendable>: ValidatingResponseSerializer {
     public var acceptableStatusCodes = IndexSet(integersIn: 200..<300)
     /// `nil`: any content type.
@@ -34,6 +43,12 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ValidatingRe
     public var emptyResponseCodes: Set<Int> = [204, 205]
     /// Request methods whose response's empty body decodes as `T.emptyValue()`: HEAD.
     public var emptyRequestMethods: Set<HTTPRequest.Method> = [.head]
+    /// The most values a `JSONDecoder` or `PropertyListDecoder` may decode from a body;
+    /// 1,000,000 by default.
+    public var maximumNodeCount = 1_000_000
+    /// The most bytes of strings and data a binary property list may expand to for a
+    /// `PropertyListDecoder`, a shared string counted once per reference; 64 MiB by default.
+    public var maximumExpandedByteCount = 64 << 20
 
     /// Creates the serializer.
     ///
@@ -65,6 +80,9 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ValidatingRe
                 }
                 return value
             }
+            if let refusal = self.refusal(of: body) {
+                throw ResponseSerializationError(refusal, response: response, body: body, url: url)
+            }
             do {
                 return try self.decoder.decode(T.self, from: body)
             } catch {
@@ -72,6 +90,18 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ValidatingRe
                                                  response: response, body: body, url: url)
             }
         }
+    }
+
+    /// Why the decoder must not see `body`: too many values for a JSON or property-list decoder.
+    private func refusal(of body: Data) -> ResponseSerializationError.Reason? {
+        if self.decoder is JSONDecoder {
+            return JSONValueCounter.isWithin(self.maximumNodeCount, body) ? nil : .tooManyNodes(limit: self.maximumNodeCount)
+        }
+        if self.decoder is PropertyListDecoder {
+            return PropertyListBudget(maximumNodeCount: self.maximumNodeCount, maximumExpandedByteCount: self.maximumExpandedByteCount)
+                .refusal(of: body)
+        }
+        return nil
     }
 
     /// Where a `DecodingError` happened, as strings; empty for other errors.

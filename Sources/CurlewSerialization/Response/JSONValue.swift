@@ -136,6 +136,10 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 
 extension JSONValue: Codable {
     /// Decodes any JSON value. A number decodes as ``integer(_:)`` when it is integral and fits `Int`.
+    ///
+    /// The decoder is asked for each type in turn, and `JSONDecoder` builds an error carrying the
+    /// coding path for every wrong guess, so a document costs its values times their depth this
+    /// way; ``JSONResponseSerializer`` parses a ``JSONValue`` directly, in linear time.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

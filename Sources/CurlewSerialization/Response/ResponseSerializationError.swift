@@ -31,6 +31,15 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
         case emptyBody
         /// Arrays, dictionaries or elements nest deeper than the serializer's limit.
         case nestingTooDeep(limit: Int)
+        /// The body describes more values than the serializer's limit: JSON values, XML elements,
+        /// attributes and runs of text, property-list objects (counted once per reference, since a
+        /// shared object becomes one copy per reference once decoded).
+        case tooManyNodes(limit: Int)
+        /// The decoded strings and data would take more bytes than the serializer's limit (a
+        /// binary property list can reference one long string many times).
+        case tooLarge(limit: Int)
+        /// An XML element has more attributes than the serializer's limit.
+        case tooManyAttributes(limit: Int)
         /// The body could not be decoded. `codingPath` says where, when the decoder knows
         /// (`["items", "3", "name"]`).
         case decodingFailed(underlying: any Error, codingPath: [String])
@@ -86,6 +95,12 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
             text += "emptyBody"
         case .nestingTooDeep(let limit):
             text += "nestingTooDeep(limit: \(limit))"
+        case .tooManyNodes(let limit):
+            text += "tooManyNodes(limit: \(limit))"
+        case .tooLarge(let limit):
+            text += "tooLarge(limit: \(limit) bytes)"
+        case .tooManyAttributes(let limit):
+            text += "tooManyAttributes(limit: \(limit))"
         case .decodingFailed(let underlying, let codingPath):
             text += "decodingFailed"
             if !codingPath.isEmpty { text += " at \(codingPath.joined(separator: "."))" }
