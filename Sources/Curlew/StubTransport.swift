@@ -171,7 +171,9 @@ public final class StubTransport: TransferRunning, Sendable {
         }
 
         let request: TransferRequest
-        let observer: any TransferObserver
+        /// Until the completion is delivered: then let go, since the observer usually holds the
+        /// transfer (a cycle the engine's transfers break the same way).
+        private let observer: Locked<(any TransferObserver)?>
         let transport: StubTransport
         private let phase = Locked(Phase.idle)
         /// A streamed body's bytes not yet taken by its consumer, and its completion.
@@ -179,8 +181,17 @@ public final class StubTransport: TransferRunning, Sendable {
 
         init(request: TransferRequest, observer: any TransferObserver, transport: StubTransport) {
             self.request = request
-            self.observer = observer
+            self.observer = Locked(observer)
             self.transport = transport
+        }
+
+        /// Delivers the one completion and lets the observer go.
+        private func completeObserver(with result: Result<TransferResponse, TransferError>) {
+            let observer = self.observer.withLock { observer in
+                defer { observer = nil }
+                return observer
+            }
+            observer?.transferDidComplete(with: result)
         }
 
         func start() {
@@ -211,7 +222,7 @@ public final class StubTransport: TransferRunning, Sendable {
             let error = TransferError.cancelled(url: self.request.url)
             if case .stream(let stream) = self.request.destination { stream.finish(error, owner: ObjectIdentifier(self)) }
             self.transport.queue.async {
-                self.observer.transferDidComplete(with: .failure(error))
+                self.completeObserver(with: .failure(error))
             }
         }
 
@@ -236,9 +247,9 @@ public final class StubTransport: TransferRunning, Sendable {
                 var failure = error
                 failure.failingURL = failure.failingURL ?? self.request.url
                 if case .stream(let stream) = self.request.destination { stream.finish(failure, owner: ObjectIdentifier(self)) }
-                self.observer.transferDidComplete(with: .failure(failure))
+                self.completeObserver(with: .failure(failure))
             case .response(let response):
-                self.observer.transferDidComplete(with: self.complete(response))
+                self.completeObserver(with: self.complete(response))
             }
         }
 
@@ -294,7 +305,7 @@ public final class StubTransport: TransferRunning, Sendable {
             case .success: stream.finish(nil, owner: ObjectIdentifier(self))
             case .failure(let error): stream.finish(error, owner: ObjectIdentifier(self))
             }
-            self.observer.transferDidComplete(with: completion)
+            self.completeObserver(with: completion)
         }
 
         private func complete(_ response: Response) -> Result<TransferResponse, TransferError> {
@@ -307,7 +318,7 @@ public final class StubTransport: TransferRunning, Sendable {
                 progress.bytesSent = Int64(data.count)
                 progress.expectedBytesToSend = Int64(data.count)
             }
-            self.observer.transferDidUpdate(progress)
+            self.observer.withLock { $0 }?.transferDidUpdate(progress)
             guard (100...999).contains(response.status) else {
                 return .failure(TransferError(.badServerResponse, "The stub's status \(response.status) is not an HTTP status.",
                                               failingURL: url))

@@ -144,6 +144,11 @@ public final class ExternalServer: @unchecked Sendable {
             process.standardOutput = handle
             process.standardError = handle
             process.standardInput = FileHandle.nullDevice
+            // A server is not under test: it must not inherit a sanitizer the tests run under
+            // (microsocks crashed with Scripts/leaks.sh's preloaded LeakSanitizer).
+            var environment = ProcessInfo.processInfo.environment
+            for name in ["LD_PRELOAD", "LSAN_OPTIONS", "ASAN_OPTIONS", "TSAN_OPTIONS"] { environment[name] = nil }
+            process.environment = environment
             try process.run()
             try? handle.close()
             let server = ExternalServer(program: program, directory: directory, port: port, process: process)

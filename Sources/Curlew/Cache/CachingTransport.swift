@@ -74,14 +74,29 @@ private final class CachedTransfer: TransferControl, Sendable {
     }
 
     let request: TransferRequest
-    let observer: any TransferObserver
+    /// Until the completion is delivered: then let go, since the observer usually holds this
+    /// transfer (a cycle the engine's transfers break the same way).
+    private let observer: Locked<(any TransferObserver)?>
     let transport: CachingTransport
     private let state = Locked(State.idle)
 
     init(request: TransferRequest, observer: any TransferObserver, transport: CachingTransport) {
         self.request = request
-        self.observer = observer
+        self.observer = Locked(observer)
         self.transport = transport
+    }
+
+    /// Delivers the one completion and lets the observer go.
+    private func complete(with result: Result<TransferResponse, TransferError>) {
+        let observer = self.observer.withLock { observer in
+            defer { observer = nil }
+            return observer
+        }
+        observer?.transferDidComplete(with: result)
+    }
+
+    private func update(_ progress: TransferProgress) {
+        self.observer.withLock { $0 }?.transferDidUpdate(progress)
     }
 
     private var cache: HTTPCache { self.transport.cache }
@@ -105,7 +120,7 @@ private final class CachedTransfer: TransferControl, Sendable {
             switch state {
             case .idle:
                 state = .finished
-                self.cache.queue.async { self.observer.transferDidComplete(with: .failure(self.cancellation)) }
+                self.cache.queue.async { self.complete(with: .failure(self.cancellation)) }
                 return nil
             case .lookingUp:
                 state = .lookingUp(cancelled: true)
@@ -182,14 +197,14 @@ private final class CachedTransfer: TransferControl, Sendable {
             return cancelled
         }
         if cancelled {
-            self.observer.transferDidComplete(with: .failure(self.cancellation))
+            self.complete(with: .failure(self.cancellation))
             return
         }
         var response = response
         response.metrics.cacheOutcome = outcome
         let length = Int64(response.body?.count ?? 0)
-        self.observer.transferDidUpdate(TransferProgress(bytesReceived: length, expectedBytesToReceive: length))
-        self.observer.transferDidComplete(with: .success(response))
+        self.update(TransferProgress(bytesReceived: length, expectedBytesToReceive: length))
+        self.complete(with: .success(response))
     }
 
     // MARK: The base transfer
@@ -211,7 +226,7 @@ private final class CachedTransfer: TransferControl, Sendable {
             control.start()
         } else {
             // Called from `start()` too, which must not call the observer.
-            self.cache.queue.async { self.observer.transferDidComplete(with: .failure(self.cancellation)) }
+            self.cache.queue.async { self.complete(with: .failure(self.cancellation)) }
         }
     }
 
@@ -250,10 +265,10 @@ private final class CachedTransfer: TransferControl, Sendable {
             response.metrics.cacheOutcome = .revalidated
             result = .success(response)
             let length = Int64(body.count)
-            self.observer.transferDidUpdate(TransferProgress(bytesReceived: length, expectedBytesToReceive: length))
+            self.update(TransferProgress(bytesReceived: length, expectedBytesToReceive: length))
         }
         self.state.withLock { $0 = .finished }
-        self.observer.transferDidComplete(with: result)
+        self.complete(with: result)
     }
 
     private func store(_ response: TransferResponse, requestTime: Date) {
@@ -264,7 +279,7 @@ private final class CachedTransfer: TransferControl, Sendable {
     }
 
     fileprivate func baseDidUpdate(_ progress: TransferProgress) {
-        self.observer.transferDidUpdate(progress)
+        self.update(progress)
     }
 }
 
