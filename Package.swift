@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CurlewOperations", targets: ["CurlewOperations"]),
         .library(name: "CurlewBatching", targets: ["CurlewBatching"]),
         .library(name: "Curlew", targets: ["Curlew"]),
+        .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
         .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
@@ -73,6 +74,12 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // Testing code built on Curlew without sockets: StubTransport and its fixtures. No SwiftNIO, no
+        // test server: an app's test target adds it beside Curlew.
+        .target(
+            name: "CurlewTesting",
+            dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
 
         // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
         .target(
@@ -119,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "CurlewTests",
             dependencies: [
-                "Curlew", "CurlewTestSupport", "CurlewTestServer",
+                "Curlew", "CurlewTesting", "CurlewTestSupport", "CurlewTestServer",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

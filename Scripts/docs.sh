@@ -16,7 +16,8 @@ bash Scripts/ensure-dependencies.sh
 if [ $# -gt 0 ]; then
     modules=("$@")
 else
-    modules=(CurlewTransport CurlewDispatch CurlewRunLoop CurlewSerialization CurlewOperations CurlewBatching Curlew)
+    modules=(CurlewTransport CurlewDispatch CurlewRunLoop CurlewSerialization CurlewOperations CurlewBatching Curlew
+             CurlewTesting)
 fi
 output=.build/documentation
 mkdir -p "$output"

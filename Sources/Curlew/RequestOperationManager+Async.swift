@@ -9,7 +9,7 @@ import HTTPTypes
 /// These methods run straight over the manager's transport — no `Operation`, no operation queue —
 /// with everything else the manager promises: its request serializer, credentials and cookies (to
 /// the base URL's origin only), security policy, retry policy and interceptor, logging and metrics;
-/// a ``StubTransport`` answers them. Cancelling the awaiting task cancels the transfer at once,
+/// a `StubTransport` (module `CurlewTesting`) answers them. Cancelling the awaiting task cancels the transfer at once,
 /// exactly once, and the method throws the cancellation (`TransferError/Code/cancelled`);
 /// ``shutdown()`` cancels every one of them. The operation queue's width does not limit them: the
 /// engine's connection limits do (requests beyond `maximumConnectionsPerHost` wait in the engine).

@@ -31,8 +31,8 @@ import Metrics
 /// ```
 ///
 /// Everything the manager sets on a request — the ``securityPolicy``, the ``credentials``, the
-/// cookie jar, wire tracing — goes through the transport's options, so a ``StubTransport`` in
-/// unit tests sees exactly the requests the engine would send.
+/// cookie jar, wire tracing — goes through the transport's options, so a `StubTransport`
+/// (module `CurlewTesting`) in unit tests sees exactly the requests the engine would send.
 ///
 /// **Secrets stay on the base URL's origin** (scheme, host and port, the default port and the
 /// host's case normalised): the ``credentials``, the cookie jar, `Authorization`,
@@ -219,7 +219,8 @@ public final class RequestOperationManager: Sendable {
                   cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
     }
 
-    /// Creates a manager on any `TransferRunning` — typically a ``StubTransport`` in unit tests.
+    /// Creates a manager on any `TransferRunning` — typically a `StubTransport` (module
+    /// `CurlewTesting`) in unit tests.
     ///
     /// ```swift
     /// let stub = StubTransport()

@@ -16,10 +16,10 @@ import Dispatch
 /// `deinit`, as a last resort) leaves the source resumed.
 ///
 /// A source suspended before libdispatch registered it is only registered when resumed, which
-/// matters for the order of a socket's read and write registrations: ``SocketWatch`` therefore
+/// matters for the order of a socket's read and write registrations: ``SocketSources`` therefore
 /// never disarms its read source before that source's registration handler ran.
 ///
-/// Confined to the scheduler's queue, like the ``SocketWatch`` that owns it.
+/// Confined to the scheduler's queue, like the ``SocketSources`` that owns it.
 final class ArmableSource {
     private let source: any DispatchSourceProtocol
     /// Whether the source is resumed (its direction is watched).

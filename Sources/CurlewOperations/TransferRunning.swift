@@ -4,7 +4,7 @@ import CurlewTransport
 /// on them) and the transfer engine.
 ///
 /// `TransferEngine` conforms: that is the real thing, curl on a scheduler. Anything else that
-/// answers requests can stand in for it — in particular `StubTransport` (module `Curlew`), which
+/// answers requests can stand in for it — in particular `StubTransport` (module `CurlewTesting`), which
 /// answers from canned responses without sockets, so that code built on Curlew is unit-testable:
 ///
 /// ```swift

@@ -37,6 +37,3 @@ extension RunLoopScheduler {
         case epollSource
     }
 }
-
-/// How a ``RunLoopScheduler`` watches sockets; see ``RunLoopScheduler/SocketStrategy``.
-public typealias SocketStrategy = RunLoopScheduler.SocketStrategy

@@ -2,8 +2,10 @@ import CurlewTransport
 
 /// What a ``RunLoopScheduler`` needs from one way of watching sockets on its run loop.
 ///
-/// Implemented by ``CFSocketWatcher`` and ``EpollSourceWatcher``. Every method is called on the
-/// network thread only, and every event goes to the shared ``HandlerSlot`` on that thread.
+/// Implemented by ``CFSocketWatcher`` and ``EpollSourceWatcher``, one per
+/// ``RunLoopScheduler/SocketStrategy`` case, as the dispatch backend's watchers are. Every method is
+/// called on the network thread only, and every event goes to the shared ``HandlerSlot`` on that
+/// thread.
 protocol SocketWatcher: AnyObject {
     /// Watches `socket` for exactly `interest`; an empty interest disarms but keeps the watch.
     func setInterest(_ interest: SocketInterest, for socket: Int32)

@@ -202,8 +202,8 @@ struct NetworkThreadLessons {
     /// costs a few wake-ups, not a spin. (Run-loop only, both socket strategies: it is about the
     /// network thread, which only that backend has. The twin on every backend is
     /// `Engine lifecycle` → *an idle engine makes no socket actions*.)
-    @Test("4: one thread runs every callback, and it sleeps while idle", arguments: SocketStrategy.allCases)
-    func oneThreadSleepsWhenIdle(_ sockets: SocketStrategy) async throws {
+    @Test("4: one thread runs every callback, and it sleeps while idle", arguments: RunLoopScheduler.SocketStrategy.allCases)
+    func oneThreadSleepsWhenIdle(_ sockets: RunLoopScheduler.SocketStrategy) async throws {
         let thread = NetworkThread(name: "Lesson4")
         let engine = TransferEngine(scheduler: RunLoopScheduler(thread: thread, sockets: sockets))
         let delegates = (0..<20).map { _ in ThreadNotingDelegate() }

@@ -5,6 +5,7 @@ import InMemoryLogging
 import Logging
 import Testing
 @testable import Curlew
+import CurlewTesting
 
 /// Which requests carry a manager's secrets: the decision (base URL, path → same origin or not) and
 /// what a request to another origin is sent without. No I/O: the managers run on a stub and send

@@ -1,4 +1,5 @@
 import Curlew
+import CurlewTesting
 import CurlewTestServer
 import CurlewTestSupport
 import Foundation

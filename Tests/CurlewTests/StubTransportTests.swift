@@ -1,4 +1,5 @@
 import Curlew
+@testable import CurlewTesting
 import CurlewTestSupport
 import Foundation
 import Testing
@@ -74,6 +75,85 @@ struct StubTransportTests {
         #expect(try String(contentsOf: file, encoding: .utf8) == "contents")
         await #expect(throws: TransferError.self) { _ = try await api.data(.get, "odd") }
         await api.shutdown()
+    }
+
+    @Test("the requests of one route: by path without the query, and by method")
+    func requestsOfOneRoute() async throws {
+        let stub = StubTransport(fallback: .response(.status(204)))
+        try await stub.withManager(baseURL: Self.base) { api in
+            _ = try await api.data(.get, "users", parameters: ["page": 2])
+            _ = try await api.data(.post, "users", parameters: ["name": "Ada"])
+            _ = try await api.data(.get, "users/1")
+        }
+        #expect(stub.requests(to: "/v1/users").map(\.head.method) == [.get, .post])
+        #expect(stub.requests(to: "/v1/users", method: .post).map(\.body) == [.data(Data("name=Ada".utf8))])
+        #expect(stub.requests(to: "/v1/users", method: .get).map(\.url?.query) == ["page=2"])
+        #expect(stub.requests(to: "/v1/users/1").count == 1)
+        #expect(stub.requests(to: "/v1/users/2").isEmpty)
+    }
+
+    @Test("withManager returns what the test returns and shuts the manager down, also when the test throws")
+    func managerOnTheStub() async throws {
+        let stub = StubTransport()
+        stub.respond(to: "/v1/users/1", with: .json(#"{"id":1,"name":"Ada"}"#))
+        stub.respond(to: "/v1/slow", with: .json("{}", delay: .seconds(3600)))
+        let user = try await stub.withManager(baseURL: Self.base) { api in
+            try await api.get("users/1", as: User.self)
+        }
+        #expect(user == User(id: 1, name: "Ada"))
+
+        // What a failing test left running is cancelled by the shutdown, and the error passes through.
+        struct Abandoned: Error {}
+        let left = Locked<RequestTask<Data>?>(nil)
+        await #expect(throws: Abandoned.self) {
+            try await stub.withManager(baseURL: Self.base) { api in
+                left.set(api.dataTask(.get, "slow", as: Data.self))
+                throw Abandoned()
+            }
+        }
+        let task = try #require(left.value)
+        do {
+            _ = try await bounded { try await task.value }
+            Issue.record("the abandoned request succeeded")
+        } catch let error as TransferError {
+            #expect(error.code == .cancelled)
+        }
+    }
+
+    @Test("a canned response from a file: its bytes, a Content-Type after its extension unless one is given; a missing file is a typed error")
+    func cannedResponseFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-stub-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let users = directory.appendingPathComponent("users.JSON")
+        try Data(#"[{"id":1,"name":"Ada"}]"#.utf8).write(to: users)
+
+        let stub = StubTransport()
+        stub.respond(to: "/v1/users", with: try .file(users))
+        stub.respond(to: "/v1/raw", with: try .file(users, status: 202, headerFields: [.contentType: "text/plain"]))
+        try await stub.withManager(baseURL: Self.base) { api in
+            #expect(try await api.get("users", as: [User].self) == [User(id: 1, name: "Ada")])
+            let (data, response) = try await api.data(.get, "raw")
+            #expect(data == Data(#"[{"id":1,"name":"Ada"}]"#.utf8))
+            #expect(response.head.status.code == 202)
+            #expect(response.head.headerFields[.contentType] == "text/plain")
+        }
+
+        let missing = #expect(throws: TransferError.self) {
+            _ = try StubTransport.Response.file(directory.appendingPathComponent("missing.json"))
+        }
+        #expect(missing?.code == .cannotOpenFile)
+    }
+
+    @Test("a canned file's Content-Type follows its extension, in any case; an unknown one is octet-stream")
+    func cannedFileContentTypes() {
+        #expect(StubTransport.Response.contentType(forPathExtension: "json") == "application/json")
+        #expect(StubTransport.Response.contentType(forPathExtension: "JSON") == "application/json")
+        #expect(StubTransport.Response.contentType(forPathExtension: "txt") == "text/plain; charset=utf-8")
+        #expect(StubTransport.Response.contentType(forPathExtension: "html") == "text/html; charset=utf-8")
+        #expect(StubTransport.Response.contentType(forPathExtension: "jpeg") == "image/jpeg")
+        #expect(StubTransport.Response.contentType(forPathExtension: "") == "application/octet-stream")
+        #expect(StubTransport.Response.contentType(forPathExtension: "bin") == "application/octet-stream")
     }
 }
 

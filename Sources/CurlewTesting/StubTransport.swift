@@ -1,5 +1,4 @@
-import CurlewOperations
-import CurlewTransport
+import Curlew
 import Dispatch
 import Foundation
 import HTTPTypes
@@ -7,8 +6,9 @@ import HTTPTypes
 /// A `TransferRunning` that answers from canned responses, without sockets: the stand-in for the
 /// engine in unit tests of code built on Curlew.
 ///
-/// Register replies by path (and, optionally, method); every request that starts is recorded in
-/// ``requests``. A request nothing matches gets the fallback (a 404 by default).
+/// Register replies by path (and, optionally, method), from text or from files; every request that
+/// starts is recorded in ``requests`` (``requests(to:method:)`` picks those of one route). A request
+/// nothing matches gets the fallback (a 404 by default).
 ///
 /// ```swift
 /// let stub = StubTransport()
@@ -16,9 +16,10 @@ import HTTPTypes
 /// stub.respond(to: "/v1/users", method: .post, with: .json(#"{"id":2,"name":"Bob"}"#, status: 201))
 /// stub.fail("/v1/flaky", with: TransferError(.timedOut, "simulated"), after: .milliseconds(50))
 ///
-/// let api = RequestOperationManager(baseURL: URL(string: "https://api.example.com/v1/")!, transport: stub)
-/// let user = try await api.get("users/1", as: User.self)
-/// #expect(stub.requests.last?.head.method == .get)
+/// try await stub.withManager(baseURL: URL(string: "https://api.example.com/v1/")) { api in
+///     let user = try await api.get("users/1", as: User.self)
+///     #expect(stub.requests(to: "/v1/users/1").map(\.head.method) == [.get])
+/// }
 /// ```
 ///
 /// It keeps the seam's contract: events are delivered on a serial queue of its own, never from
@@ -130,6 +131,16 @@ public final class StubTransport: TransferRunning, Sendable {
         self.state.withLock { $0.requests }
     }
 
+    /// The requests started so far whose path (without the query) is `path`, in order: what a route
+    /// registered with the same arguments answered.
+    ///
+    /// - Parameters:
+    ///   - path: The request path, with its leading `/`.
+    ///   - method: Only this method, or `nil` for any.
+    public func requests(to path: String, method: HTTPRequest.Method? = nil) -> [TransferRequest] {
+        self.requests.filter { Self.path(of: $0) == path && (method == nil || $0.head.method == method) }
+    }
+
     private func add(_ route: Route) {
         self.state.withLock { state in
             state.routes.removeAll { $0.path == route.path && $0.method == route.method }
@@ -153,13 +164,18 @@ public final class StubTransport: TransferRunning, Sendable {
 
     /// Records `request` and returns its reply.
     fileprivate func reply(for request: TransferRequest) -> Reply {
-        let path = (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
-            .map(String.init) ?? "/"
+        let path = Self.path(of: request)
         return self.state.withLock { state in
             state.requests.append(request)
             let route = state.routes.last { $0.path == path && ($0.method == nil || $0.method == request.head.method) }
             return route?.reply ?? state.fallback
         }
+    }
+
+    /// The path routes are matched by: the request's, without the query.
+    private static func path(of request: TransferRequest) -> String {
+        (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+            .map(String.init) ?? "/"
     }
 
     /// One transfer of the stub.

@@ -14,59 +14,72 @@ import Dispatch
 /// closed at once.
 ///
 /// Confined to the scheduler's queue.
-final class EpollSourceWatch {
+final class EpollSourceWatcher: SocketWatcher {
     /// Batches of 64 events per handler run; more waiting makes the source fire again.
     private static let maxBatchesPerDrain = 16
 
     private let sockets: EpollSet
     private let source: any DispatchSourceRead
+    private let reportFailure: (Int32) -> Void
     private var isCancelled = false
 
     /// Creates the epoll set and its source, activated; `nil` if the process is out of descriptors.
     ///
     /// - Parameters:
-    ///   - deliver: Called on `queue` with each ready socket and its armed directions.
-    init?(queue: DispatchQueue, deliver: @escaping (Int32, SocketEvents) -> Void) {
+    ///   - slot: Receives each ready socket and its armed directions, on `queue`.
+    ///   - reportFailure: Called (on the queue) with a socket the kernel refused to watch; the
+    ///     scheduler then reports an error for it later, never from inside `setInterest`.
+    static func make(
+        queue: DispatchQueue, slot: HandlerSlot, reportFailure: @escaping (Int32) -> Void
+    ) -> EpollSourceWatcher? {
         guard let sockets = EpollSet.make() else { return nil }
+        return EpollSourceWatcher(sockets: sockets, queue: queue, slot: slot, reportFailure: reportFailure)
+    }
+
+    private init(sockets: EpollSet, queue: DispatchQueue, slot: HandlerSlot, reportFailure: @escaping (Int32) -> Void) {
         self.sockets = sockets
+        self.reportFailure = reportFailure
         self.source = DispatchSource.makeReadSource(fileDescriptor: sockets.descriptor, queue: queue)
-        // The handlers (this one, and the cancel handler `cancel(then:)` sets) hold the set, not the
-        // watch: the watch may go before its cancel handler runs.
+        // The handlers (this one, and the cancel handler `tearDown(then:)` sets) hold the set and the
+        // slot, not the watcher: the watcher may go before its cancel handler runs.
         self.source.setEventHandler {
-            sockets.drain(maxBatches: Self.maxBatchesPerDrain, deliver: deliver)
+            sockets.drain(maxBatches: Self.maxBatchesPerDrain) { socket, events in
+                slot.handler?.socketBecameReady(socket, events: events)
+            }
         }
         self.source.activate()
     }
 
     deinit {
-        // Normally cancelled by the scheduler; this keeps a forgotten watch from leaking descriptors.
-        self.cancel(then: {})
+        // Normally torn down by the scheduler; this keeps a forgotten watcher from leaking descriptors.
+        self.tearDown(then: {})
     }
 
-    /// Sockets with a watch, armed or not.
+    // MARK: SocketWatcher
+
     var watchedCount: Int { self.sockets.watchedCount }
 
-    /// Sockets with at least one armed direction.
     var armedCount: Int { self.sockets.armedCount }
 
-    /// Watches `socket` for exactly `interest`; `false` when the kernel refused an armed socket.
-    func setInterest(_ interest: SocketInterest, for socket: Int32) -> Bool {
-        self.sockets.setInterest(interest, for: socket)
+    /// Always 0: the sockets are closed at once.
+    var pendingCloses: Int { 0 }
+
+    func setInterest(_ interest: SocketInterest, for socket: Int32) {
+        if !self.sockets.setInterest(interest, for: socket) { self.reportFailure(socket) }
     }
 
-    /// Whether `socket` is watched with at least one direction armed.
     func isArmed(_ socket: Int32) -> Bool {
         self.sockets.isArmed(socket)
     }
 
-    /// Stops watching `socket` and closes it at once.
     func close(socket: Int32) {
         self.sockets.close(socket: socket)
     }
 
     /// Cancels the source; its cancel handler, later on the queue, closes every socket still in the
-    /// set and the epoll descriptor, then calls `completion`.
-    func cancel(then completion: @escaping () -> Void) {
+    /// set and the epoll descriptor, then calls `completion`. A socket closed meanwhile leaves the set
+    /// at once instead of being closed a second time.
+    func tearDown(then completion: @escaping () -> Void) {
         guard !self.isCancelled else { return }
         self.isCancelled = true
         self.source.setCancelHandler { [sockets = self.sockets] in
