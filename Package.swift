@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CurlewOperations", targets: ["CurlewOperations"]),
         .library(name: "CurlewBatching", targets: ["CurlewBatching"]),
         .library(name: "Curlew", targets: ["Curlew"]),
+        .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
         .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `swift package generate-documentation` (Scripts/docs.sh); a plugin, so nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
@@ -71,6 +73,16 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // A ClientTransport for OpenAPI-generated clients over the manager, streaming both ways; a product of its
+        // own so that users who don't use OpenAPI don't build its runtime.
+        .target(
+            name: "CurlewOpenAPI",
+            dependencies: [
+                "Curlew",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
 
@@ -123,6 +135,17 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
+        ),
+        // Generated/ holds a client generated once from openapi.yaml (see openapi-generator-config.yaml): CI
+        // builds the client, never the generator.
+        .testTarget(
+            name: "CurlewOpenAPITests",
+            dependencies: [
+                "CurlewOpenAPI", "Curlew", "CurlewTestSupport", "CurlewTestServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ]
 )
