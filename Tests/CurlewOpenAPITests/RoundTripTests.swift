@@ -37,7 +37,7 @@ struct RoundTripTests {
             #expect(echo.query == "tag=x%26y&tag=z")
             #expect(header(echo, "x-note") == ["hello"])
             #expect(header(echo, "content-type") == ["application/json; charset=utf-8"])
-            // Collected (known and small): announced with Content-Length, not chunked.
+            // Of known length: announced with Content-Length, not chunked.
             #expect(header(echo, "content-length") == [String(echo.bodyLength)])
             #expect(header(echo, "transfer-encoding").isEmpty)
             #expect(echo.bodyLength > 0)
