@@ -39,7 +39,10 @@ let package = Package(
         // Its warnings (values a fragment never uses) say nothing about the library and are not shown.
         .target(
             name: "snippets",
-            dependencies: [.product(name: "Curlew", package: "Curlew")],
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "CurlewOpenAPI", package: "Curlew"),
+            ],
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
         ),
         // Runs every example as a process of its own and checks what it printed.

@@ -16,7 +16,7 @@ bash Scripts/ensure-dependencies.sh
 if [ $# -gt 0 ]; then
     modules=("$@")
 else
-    modules=(CurlewTransport CurlewDispatch CurlewRunLoop CurlewSerialization CurlewOperations CurlewBatching Curlew)
+    modules=(CurlewTransport CurlewDispatch CurlewRunLoop CurlewSerialization CurlewOperations CurlewBatching Curlew CurlewOpenAPI)
 fi
 output=.build/documentation
 mkdir -p "$output"
