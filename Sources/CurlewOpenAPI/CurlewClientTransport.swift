@@ -106,8 +106,6 @@ public struct CurlewClientTransport: ClientTransport {
     private func requestBody(_ body: HTTPBody?, url: URL) async throws -> RequestBody? {
         guard let body else { return nil }
         switch RequestBodyPlan(length: body.length, collectingUpTo: self.configuration.maximumCollectedRequestBodySize) {
-        case .none:
-            return nil
         case .collect(let length):
             return .data(try await Self.collect(body, length: length, url: url))
         case .stream(let length):

@@ -50,7 +50,6 @@ struct PlanTests {
     @Test("known small bodies are collected; large or unknown ones are streamed")
     func requestBodies() {
         let limit: Int64 = 1 << 20
-        #expect(RequestBodyPlan(length: nil, collectingUpTo: limit) == .none)
         #expect(RequestBodyPlan(length: .known(0), collectingUpTo: limit) == .collect(length: 0))
         #expect(RequestBodyPlan(length: .known(limit), collectingUpTo: limit) == .collect(length: limit))
         #expect(RequestBodyPlan(length: .known(limit + 1), collectingUpTo: limit) == .stream(length: limit + 1))
