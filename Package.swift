@@ -143,6 +143,8 @@ let package = Package(
             dependencies: [
                 "CurlewOpenAPI", "Curlew", "CurlewTestSupport", "CurlewTestServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"]

@@ -4,12 +4,16 @@ import CurlewTestServer
 import CurlewTestSupport
 import Foundation
 import HTTPTypes
+import InMemoryLogging
+import Logging
+import MetricsTestKit
 import OpenAPIRuntime
 import Testing
 
 /// The manager's settings reach the generated client's calls: credentials, the request serializer's
-/// header fields, the retry policy and the interceptor; and a streamed body, sent once, makes a retry
-/// after it fail typed, while a collected one is sent again.
+/// header fields, the retry policy and the interceptor, the security policy, the logger and the
+/// metrics; and a streamed body, sent once, makes a retry after it fail typed, while a collected one
+/// is sent again.
 @Suite("OpenAPI transport: the manager's settings")
 struct ManagerSettingsTests {
     @Test("the manager's credentials answer the server's challenge", arguments: BackendConfiguration.allCases)
@@ -81,6 +85,45 @@ struct ManagerSettingsTests {
             }
             #expect(server.requests(forKey: streamed) == 1)
         }
+    }
+}
+
+extension ManagerSettingsTests {
+    @Test("over TLS (the manager's security policy) bodies stream both ways as HTTP/2; the manager logs and counts each call",
+          arguments: BackendConfiguration.allCases)
+    func tlsLoggingAndMetrics(_ backend: BackendConfiguration) async throws {
+        let server = try testServer()
+        let metrics = TestMetrics()
+        let logs = InMemoryLogHandler()
+        let count = 3 << 20 + 5
+        try await withEngine(on: backend.makeScheduler()) { engine in
+            let manager = RequestOperationManager(engine: engine, metricsFactory: metrics)
+            manager.securityPolicy.trustedRootsFile = TestServer.caCertificatePath
+            var logger = Logger(label: "curlew.openapi.tests", factory: { _ in logs })
+            logger.logLevel = .debug
+            manager.logger = logger
+            let client = Client(serverURL: server.tlsBaseURL, transport: CurlewClientTransport(manager: manager))
+
+            var check = PatternCheck()
+            for try await chunk in try await client.getBytes(path: .init(count: Int64(count))).ok.body.binary {
+                check.check(chunk)
+            }
+            #expect(check.count == Int64(count))
+            #expect(check.matches)
+            let echo = try await client.uploadBytes(body: .binary(producerBody(count: count))).ok.body.json
+            #expect(echo.bodyLength == Int64(count))
+            #expect(echo.bodyChecksum == patternChecksum(count: count))
+            await manager.shutdown()
+        }
+        let finished = logs.entries.filter { "\($0.message)".contains(" 200 in ") }
+        let download = server.tlsBaseURL.absoluteString + "/bytes/\(count)"
+        let upload = server.tlsBaseURL.absoluteString + "/echo"
+        #expect(finished.map { "\($0.message)".components(separatedBy: " 200 in ")[0] } == ["GET \(download)", "POST \(upload)"],
+                "\(logs.entries.map { "\($0.message)" })")
+        #expect(finished.allSatisfy { $0.metadata["curlew.http"] == "HTTP/2" }, "\(finished.map(\.metadata))")
+        #expect(metrics.counterTotal(label: RequestMetricsLabels.requests, dimensions: [("method", "GET")]) == 1)
+        #expect(metrics.counterTotal(label: RequestMetricsLabels.requests, dimensions: [("method", "POST")]) == 1)
+        #expect(metrics.counterTotal(label: RequestMetricsLabels.failures) == 0)
     }
 }
 

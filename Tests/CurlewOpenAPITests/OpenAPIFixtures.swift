@@ -12,10 +12,12 @@ import Glibc
 #endif
 
 /// Runs `body` with the generated client over a `CurlewClientTransport` over a manager on a new engine
-/// of `backend`, pointed at the shared test server; afterwards shuts the manager down and checks
-/// (with the engine harness) that no transfer, socket or scheduler holding is left.
+/// of `backend`, pointed at the shared test server (`serverURL`, its plain HTTP/1.1 URL by default);
+/// afterwards shuts the manager down and checks (with the engine harness) that no transfer, socket or
+/// scheduler holding is left.
 func withClient(
     _ backend: BackendConfiguration,
+    serverURL: URL? = nil,
     configuration: CurlewClientTransport.Configuration = CurlewClientTransport.Configuration(),
     middlewares: [any ClientMiddleware] = [],
     sourceLocation: SourceLocation = #_sourceLocation,
@@ -25,7 +27,7 @@ func withClient(
     try await withEngine(on: backend.makeScheduler(), sourceLocation: sourceLocation) { engine in
         let manager = RequestOperationManager(engine: engine)
         let transport = CurlewClientTransport(manager: manager, configuration: configuration)
-        let client = Client(serverURL: server.baseURL, transport: transport, middlewares: middlewares)
+        let client = Client(serverURL: serverURL ?? server.baseURL, transport: transport, middlewares: middlewares)
         do {
             try await body(client, manager)
         } catch {
