@@ -5,8 +5,8 @@ extension CurlewClientTransport {
     public struct Configuration: Sendable, Hashable {
         /// Request bodies of known length up to this many bytes are read into memory before the
         /// request is sent, so that a retry or a redirect that keeps the body can send them again;
-        /// longer ones, and those of unknown length, are streamed and sent once (a retry after
-        /// their first byte was sent fails with `TransferError/Code/requestBodyStreamExhausted`).
+        /// longer ones, and those of unknown length, are streamed and never sent twice (see
+        /// `RequestBodyStream`).
         /// 1 MiB by default; 0 streams every body that has bytes.
         public var maximumCollectedRequestBodySize: Int64 = 1 << 20
         /// How many bytes of a streamed request body may wait for curl before the body is asked for

@@ -46,10 +46,12 @@ public struct CurlewClientTransport: ClientTransport {
 
     /// Creates a transport over `manager`.
     ///
-    /// The manager's `RequestOperationManager/baseURL` is not used: each request goes to the
-    /// generated client's server URL, to which the operation's path is appended (a trailing `/` of
-    /// the server URL is dropped first, so that `https://example.com/api/` and
-    /// `https://example.com/api` send `/users` to the same place).
+    /// Each request goes to the generated client's server URL, to which the operation's path is
+    /// appended (a trailing `/` of the server URL is dropped first, so that `https://example.com/api/`
+    /// and `https://example.com/api` send `/users` to the same place), not to the manager's
+    /// `RequestOperationManager/baseURL`. The manager's secrets (its credentials, cookies,
+    /// `Authorization`) follow the manager's rules for them: make it with the server URL as its base
+    /// URL, or with none, so that they reach the server.
     ///
     /// - Parameters:
     ///   - manager: Any manager; the transport does not shut it down.
