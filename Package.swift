@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CurlewBatching", targets: ["CurlewBatching"]),
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
+        .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
         .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `swift package generate-documentation` (Scripts/docs.sh); a plugin, so nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
@@ -81,6 +83,17 @@ let package = Package(
             dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
 
+        // A ClientTransport for OpenAPI-generated clients over the manager, streaming both ways; a product of its
+        // own so that users who don't use OpenAPI don't build its runtime.
+        .target(
+            name: "CurlewOpenAPI",
+            dependencies: [
+                "Curlew",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
+        ),
+
         // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
         .target(
             name: "CurlewTestServer",
@@ -130,6 +143,19 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
+        ),
+        // Generated/ holds a client generated once from openapi.yaml (see openapi-generator-config.yaml): CI
+        // builds the client, never the generator.
+        .testTarget(
+            name: "CurlewOpenAPITests",
+            dependencies: [
+                "CurlewOpenAPI", "Curlew", "CurlewTesting", "CurlewTestSupport", "CurlewTestServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ]
 )

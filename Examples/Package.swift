@@ -41,6 +41,7 @@ let package = Package(
             name: "snippets",
             dependencies: [
                 .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewTesting", package: "Curlew"),
+                .product(name: "CurlewOpenAPI", package: "Curlew"),
             ],
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
         ),

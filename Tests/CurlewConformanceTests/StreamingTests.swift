@@ -84,6 +84,29 @@ struct StreamingTests {
         }
     }
 
+    @Test("a challenge curl answers is not the stream's head: Basic and Digest streams get the 200; a wrong password streams the 401",
+          arguments: BackendConfiguration.allCases)
+    func challengeAnswered(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            for route in [Route.basicAuth(user: "ada", password: "lovelace"), .digestAuth(user: "ada", password: "lovelace")] {
+                var request = try TransferRequest.get(route)
+                request.options.credentials = TransferCredentials(user: "ada", password: "lovelace")
+                let streamed = engine.startStreaming(request, bufferSize: 64 << 10)
+                let (head, _) = try await streamed.stream.head()
+                #expect(head.status == .ok, "\(route)")
+                let body = try await streamed.stream.body.collect(upTo: 10_000)
+                #expect(String(decoding: body, as: UTF8.self).contains("\"authenticated\":true"), "\(route)")
+                #expect(try await Self.completion(streamed, on: engine).get().head.status == .ok)
+            }
+            var wrong = try TransferRequest.get(.basicAuth(user: "ada", password: "lovelace"))
+            wrong.options.credentials = TransferCredentials(user: "ada", password: "wrong")
+            let refused = engine.startStreaming(wrong, bufferSize: 64 << 10)
+            #expect(try await refused.stream.head().0.status == .unauthorized)
+            _ = try await refused.stream.body.collect(upTo: 10_000)
+            #expect(try await Self.completion(refused, on: engine).get().head.status == .unauthorized)
+        }
+    }
+
     @Test("a 404 streams its body under the head's status", arguments: BackendConfiguration.allCases)
     func errorStatusStreams(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in

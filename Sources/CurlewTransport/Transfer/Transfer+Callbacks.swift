@@ -96,7 +96,13 @@ extension Transfer {
         if let length { self.sink?.reserve(length) }
         self.deliveredHead = head
         if case .stream(let stream) = self.request.destination, let url = self.currentURL {
-            stream.receiveHead(head, url: url)
+            // A stream's head cannot be taken back: a challenge curl may answer waits for its body.
+            if self.mayBeAnsweredByCurl(head) {
+                self.heldStreamHead = (head, url)
+            } else {
+                self.heldStreamHead = nil
+                stream.receiveHead(head, url: url)
+            }
         }
         self.delegate?.transfer(self, didReceive: head)
         return true
@@ -164,6 +170,7 @@ extension Transfer {
             self.machine.failed(error)
             return 0
         }
+        self.publishHeldStreamHead()
         do {
             guard try self.sink?.write(chunk) ?? true else {
                 // A stream's consumer is behind: curl keeps the bytes and offers them again once the

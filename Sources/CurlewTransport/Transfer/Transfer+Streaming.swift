@@ -61,6 +61,14 @@ extension Transfer {
         _ = curl_easy_pause(easy.raw, self.streamPauses)
     }
 
+    /// A held challenge turned out to be the response (its body came, or the transfer ended): the
+    /// stream's consumer gets its head.
+    func publishHeldStreamHead() {
+        guard let held = self.heldStreamHead else { return }
+        self.heldStreamHead = nil
+        if case .stream(let stream) = self.request.destination { stream.receiveHead(held.head, url: held.url) }
+    }
+
     /// curl's callback pauses `direction` because a stream is behind.
     func holdForStream(_ direction: Int32) {
         self.streamPauses |= direction
@@ -72,8 +80,12 @@ extension Transfer {
         self.streamPauses = 0
         let error: TransferError?
         switch outcome {
-        case .success: error = nil
-        case .failure(let failure): error = failure
+        case .success:
+            error = nil
+            self.publishHeldStreamHead()
+        case .failure(let failure):
+            error = failure
+            self.heldStreamHead = nil
         }
         // Streams this transfer was refused (another transfer has them) are left alone.
         if case .stream(let stream) = self.request.destination { stream.finish(error, owner: ObjectIdentifier(self)) }

@@ -48,6 +48,9 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var decodesBody = false
     /// The head of the response being delivered (kept across a resume that appends).
     @exclusivity(unchecked) var deliveredHead: HTTPResponse?
+    /// A challenge (401, 407) curl may answer within the attempt, held back from a response stream
+    /// until its body or the transfer's end shows it is the response (``Transfer/publishHeldStreamHead()``).
+    @exclusivity(unchecked) var heldStreamHead: (head: HTTPResponse, url: URL)?
     @exclusivity(unchecked) var sink: ResponseBodySink?
     @exclusivity(unchecked) var source: RequestBodySource?
     @exclusivity(unchecked) var progress = TransferProgress()
