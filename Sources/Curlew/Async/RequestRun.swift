@@ -33,6 +33,9 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     @exclusivity(unchecked) private var stage = Stage.idle
     @exclusivity(unchecked) private var isCancelledStorage = false
     @exclusivity(unchecked) private var isPaused = false
+    /// A pause came while the transfer was being started: it is carried out even when a resume
+    /// followed it, so that the transfer sees both, in order (a connection released mid-body stays so).
+    @exclusivity(unchecked) private var pausedWhileStarting = false
     @exclusivity(unchecked) private var attemptsStarted = 0
     /// Where the manager's ``RunRegistry`` keeps the run (-1: not kept); guarded by the registry's lock.
     @exclusivity(unchecked) var registrySlot = -1
@@ -119,17 +122,41 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     }
 
     /// `transfer` has started: the run moves to `stage`, unless the transfer completed meanwhile, and
-    /// a cancel or pause that came while it started is carried out now, once.
+    /// a cancel, pause or resume that came while it started is carried out now, in order: the run
+    /// stays in `.starting` (so that later calls only record themselves) until nothing is left to do.
     private func started(_ transfer: any TransferControl, stage: Stage) {
-        let (cancels, pauses) = self.lock.withLock { () -> (Bool, Bool) in
-            if case .starting = self.stage { self.stage = stage }
-            return (self.isCancelledStorage, self.isPaused)
+        var transferPaused = false
+        while true {
+            let step = self.lock.withLock { () -> StartStep? in
+                guard case .starting = self.stage else { return nil }  // it completed meanwhile
+                if self.isCancelledStorage {
+                    self.stage = stage
+                    return .cancel
+                }
+                let pauses = !transferPaused && (self.isPaused || self.pausedWhileStarting)
+                self.pausedWhileStarting = false
+                if pauses { return .pause }
+                if transferPaused && !self.isPaused { return .resume }
+                self.stage = stage
+                return nil
+            }
+            switch step {
+            case nil: return
+            case .cancel?:
+                transfer.cancel()
+                return
+            case .pause?:
+                transfer.pause()
+                transferPaused = true
+            case .resume?:
+                transfer.resume()
+                transferPaused = false
+            }
         }
-        if cancels {
-            transfer.cancel()
-        } else if pauses {
-            transfer.pause()
-        }
+    }
+
+    private enum StartStep {
+        case cancel, pause, resume
     }
 
     /// Waits `delay` before a retry; `false` when the run was cancelled first (or meanwhile).
@@ -172,7 +199,11 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
     func pause() {
         let transfer = self.lock.withLock { () -> (any TransferControl)? in
             self.isPaused = true
-            if case .transferring(let transfer, _) = self.stage { return transfer }
+            switch self.stage {
+            case .transferring(let transfer, _): return transfer
+            case .starting: self.pausedWhileStarting = true
+            default: break
+            }
             return nil
         }
         transfer?.pause()  // a streaming transfer is paused by its reader
