@@ -7,6 +7,7 @@
 #   Scripts/mutants.sh            # every mutant, then a Markdown table (also in $CURLEW_MUTANTS_DIR/mutants.md)
 #   Scripts/mutants.sh 11         # only the mutants whose claim column is "11"
 #   Scripts/mutants.sh --list     # the list, without running anything
+#   Scripts/mutants.sh --check    # that every mutant still applies (its search string found exactly once); no build (CI)
 #
 # First the scratch copy (the working tree's files, no build folders) is built and the union of all the mutants' tests is run unmutated: they
 # must pass, or a "caught" would mean nothing. Then, per mutant: apply, build (incrementally: one
@@ -40,7 +41,7 @@ mutant() {
 
 # --- The network thread (claims 1-7) ---
 mutant 1 "the dispatch backend's read sources deliver on a global queue, not the scheduler's" \
-    Sources/CurlewDispatch/DispatchScheduler.swift \
+    Sources/CurlewDispatch/SourcePerSocketWatcher.swift \
     'source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: self.queue)' \
     'source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: .global())' \
     'DispatchLessons/suspendedQueue'
@@ -57,7 +58,7 @@ mutant 2 "the network thread's keep-alive source is never added to its run loop"
 mutant 3 "every RunLoopScheduler made with the defaults gets a network thread of its own" \
     Sources/CurlewRunLoop/RunLoopScheduler.swift \
     'self.init(context: .networkThread(thread), modes: modes, sockets: sockets)' \
-    'self.init(context: .networkThread(thread === .shared ? NetworkThread() : thread), modes: modes, sockets: sockets)' \
+    'self.init(context: .networkThread(thread === NetworkThread.shared ? NetworkThread() : thread), modes: modes, sockets: sockets)' \
     'NetworkThreadLessons/createdOnceLazilyNamed'
 mutant 3 "a network thread starts when it is created, not on first use" \
     Sources/CurlewRunLoop/NetworkThread.swift \
@@ -82,7 +83,7 @@ mutant 6 "a transfer's commands run on the calling thread (the app's main thread
 mutant 6 "every RunLoopScheduler made with the defaults gets a network thread of its own (one per operation)" \
     Sources/CurlewRunLoop/RunLoopScheduler.swift \
     'self.init(context: .networkThread(thread), modes: modes, sockets: sockets)' \
-    'self.init(context: .networkThread(thread === .shared ? NetworkThread() : thread), modes: modes, sockets: sockets)' \
+    'self.init(context: .networkThread(thread === NetworkThread.shared ? NetworkThread() : thread), modes: modes, sockets: sockets)' \
     'RejectedDesignLessons/threadPerOperation'
 mutant 7 "Curlew.defaultEngine runs on the network thread instead of a dispatch queue" \
     Sources/Curlew/Curlew.swift \
@@ -157,7 +158,7 @@ mutant - "a new transfer's 0 ms timer request waits for the scheduler's timer (a
     Sources/CurlewTransport/Engine/MultiDriver.swift \
     'while rounds < Self.immediateRoundsPerEntry * self.members.count, !self.isShutDown' \
     'while rounds < 0, !self.isShutDown' \
-    'LifecycleTests/timerChurn'
+    'LifecycleTests/startedOnContext'
 mutant - "CURLOPT_PIPEWAIT on plain http too" \
     Sources/CurlewTransport/Transfer/HandleSetup.swift \
     'case .automatic: scheme == "https"' \
@@ -185,6 +186,20 @@ if [ "$only" = "--list" ]; then
         printf '%s\t%s\t%s\t%s\n' "${claims[$i]}" "${files[$i]}" "${descriptions[$i]}" "${filters[$i]}"
     done
     exit 0
+fi
+
+if [ "$only" = "--check" ]; then
+    stale=0
+    for i in "${!claims[@]}"; do
+        count=$(grep -cF -- "${searches[$i]}" "${files[$i]}" 2>/dev/null || true)
+        if [ "${count:-0}" -ne 1 ]; then
+            echo "STALE [claim ${claims[$i]}] ${descriptions[$i]}: found ${count:-0} times in ${files[$i]}"
+            stale=$((stale + 1))
+        fi
+    done
+    echo "${#claims[@]} mutants, $stale stale"
+    [ "$stale" -eq 0 ]
+    exit
 fi
 
 # Replaces the one occurrence of $2 in file $1 by $3 (literally); fails unless there is exactly one.

@@ -90,4 +90,49 @@ struct LifecycleTests {
                     "the timer was armed for now \(armsForNow) times for 200 transfers (\(firings) firings in \(seconds) s)")
         }
     }
+
+    @Test("a transfer started on the context (from a delegate) goes out in the same visit, not through the timer",
+          arguments: BackendConfiguration.allCases)
+    func startedOnContext(_ backend: BackendConfiguration) async throws {
+        try await withEngine(backend) { engine in
+            let server = try testServer()
+            let chain = TransferChain(engine: engine, url: server.url(.bytes(10)), length: 200)
+            let before = await engine.diagnostics()
+            chain.startNext()
+            #expect(await waitUntil { chain.completed.value == 200 })
+            let after = await engine.diagnostics()
+            let armsForNow = after.timerArmsForNow - before.timerArmsForNow
+            // Each new transfer makes curl ask for a 0 ms timeout from inside the delegate call, on the
+            // context: run at the end of that entry, it costs no timer; through the timer, it would arm
+            // it for "now" once per transfer (200).
+            #expect(armsForNow * 10 < 200, "the timer was armed for now \(armsForNow) times for 200 transfers")
+        }
+    }
+}
+
+/// Starts `length` transfers one after another, each from the previous one's completion (on the
+/// engine's context).
+private final class TransferChain: TransferDelegate, Sendable {
+    let engine: TransferEngine
+    let url: URL
+    let length: Int
+    let completed = Locked(0)
+
+    init(engine: TransferEngine, url: URL, length: Int) {
+        self.engine = engine
+        self.url = url
+        self.length = length
+    }
+
+    func startNext() {
+        self.engine.makeTransfer(TransferRequest(url: self.url), delegate: self).start()
+    }
+
+    func transfer(_ transfer: Transfer, didCompleteWith result: Result<TransferResponse, TransferError>) {
+        let done = self.completed.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        if done < self.length { self.startNext() }
+    }
 }
