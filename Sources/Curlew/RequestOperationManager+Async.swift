@@ -285,8 +285,9 @@ extension RequestOperationManager {
         headers: [String: String] = [:], serializer: Serializer
     ) async throws -> Serializer.Output {
         let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
-        let response = try await self.perform(request)
-        return try await self.serialize(response, with: serializer, method: method)
+        return try await self.perform(request) { response in
+            try await self.serialize(response, with: serializer, method: method)
+        }
     }
 
     /// Sends `method` to `path` and returns the body undecoded, with the response.
@@ -354,17 +355,18 @@ extension RequestOperationManager {
         as type: Value.Type
     ) async throws -> Value {
         let request = try self.request(method, path, parameters: parameters, headers: headers)
-        let response = try await self.perform(request)
-        return try await self.decode(response, as: type, method: method)
+        return try await self.perform(request) { response in
+            try await self.decode(response, as: type, method: method)
+        }
     }
 
     /// Sends a prepared request with `run` and decodes its response.
     func response<Value: Decodable & Sendable>(
         for prepared: TransferRequest, as type: Value.Type, run: RequestRun
     ) async throws -> DecodedResponse<Value> {
-        let response = try await self.perform(prepared, run: run)
-        let value = try await self.decode(response, as: type, method: prepared.head.method)
-        return DecodedResponse(value: value, response: response)
+        try await self.perform(prepared, run: run) { response in
+            DecodedResponse(value: try await self.decode(response, as: type, method: prepared.head.method), response: response)
+        }
     }
 
     /// A request with `headers` added to the serializer's (replacing fields of the same names).

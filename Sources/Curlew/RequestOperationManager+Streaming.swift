@@ -43,16 +43,16 @@ extension RequestOperationManager {
         request.options.fileReplacementStatusCodes = validation.bodySerializer.acceptableStatusCodes
         let relay = progress.map(ProgressRelay.init)
         let run = RequestRun(progress: relay.map { relay in { @Sendable progress in relay.report(progress) } })
-        let response: TransferResponse
         do {
-            response = try await self.perform(request, run: run)
+            return try await self.perform(request, run: run) { response in
+                await relay?.flush()
+                _ = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url)
+                return response
+            }
         } catch {
             await relay?.flush()
             throw error
         }
-        await relay?.flush()
-        _ = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url)
-        return response
     }
 
     // MARK: Streams
