@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CurlewOperations", targets: ["CurlewOperations"]),
         .library(name: "CurlewBatching", targets: ["CurlewBatching"]),
         .library(name: "Curlew", targets: ["Curlew"]),
+        .library(name: "CurlewServiceLifecycle", targets: ["CurlewServiceLifecycle"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
         .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -75,6 +77,11 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // The manager as a swift-service-lifecycle Service: shut down in order with the rest of a server.
+        .target(
+            name: "CurlewServiceLifecycle",
+            dependencies: ["Curlew", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
 
         // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
         .target(
@@ -125,6 +132,14 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "CurlewServiceLifecycleTests",
+            dependencies: [
+                "CurlewServiceLifecycle", "Curlew", "CurlewTestSupport", "CurlewTestServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]
