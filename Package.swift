@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
         .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
+        .library(name: "CurlewServiceLifecycle", targets: ["CurlewServiceLifecycle"]),
         .library(name: "CurlewTestServer", targets: ["CurlewTestServer"]),
         .executable(name: "curlew-demo", targets: ["curlew-demo"]),
         .executable(name: "curlew-test-server", targets: ["curlew-test-server"]),
@@ -22,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -74,6 +77,7 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Testing code built on Curlew without sockets: StubTransport and its fixtures. No SwiftNIO, no
@@ -92,6 +96,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
+        ),
+
+        // The manager as a swift-service-lifecycle Service: shut down in order with the rest of a server.
+        .target(
+            name: "CurlewServiceLifecycle",
+            dependencies: ["Curlew", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
 
         // An in-process HTTP server (SwiftNIO) bound to 127.0.0.1, shared by tests, examples and benchmarks.
@@ -142,6 +152,15 @@ let package = Package(
                 "Curlew", "CurlewTesting", "CurlewTestSupport", "CurlewTestServer",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "CurlewServiceLifecycleTests",
+            dependencies: [
+                "CurlewServiceLifecycle", "Curlew", "CurlewTestSupport", "CurlewTestServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Generated/ holds a client generated once from openapi.yaml (see openapi-generator-config.yaml): CI

@@ -10,6 +10,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // What every Swift client shares: the load harness, process metrics, the result schema.
@@ -32,7 +33,11 @@ let package = Package(
         // Clients, one executable per family so each process loads only what it measures.
         .executableTarget(
             name: "bench-curlew",
-            dependencies: ["BenchKit", "BenchCurlewRequest", .product(name: "Curlew", package: "Curlew")]
+            dependencies: [
+                "BenchKit", "BenchCurlewRequest", .product(name: "Curlew", package: "Curlew"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .executableTarget(name: "bench-urlsession", dependencies: ["BenchKit"]),
         .executableTarget(

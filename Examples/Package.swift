@@ -14,6 +14,10 @@ let package = Package(
     name: "CurlewExamples",
     dependencies: [
         .package(name: "Curlew", path: ".."),
+        // What the README's observability blocks import besides Curlew.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // What every example shares: the report it prints, thread names, the server, small waits.
@@ -42,6 +46,10 @@ let package = Package(
             dependencies: [
                 .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewTesting", package: "Curlew"),
                 .product(name: "CurlewOpenAPI", package: "Curlew"),
+                .product(name: "CurlewServiceLifecycle", package: "Curlew"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
         ),

@@ -17,7 +17,7 @@ if [ $# -gt 0 ]; then
     modules=("$@")
 else
     modules=(CurlewTransport CurlewDispatch CurlewRunLoop CurlewSerialization CurlewOperations CurlewBatching Curlew
-             CurlewTesting CurlewOpenAPI)
+             CurlewTesting CurlewOpenAPI CurlewServiceLifecycle)
 fi
 output=.build/documentation
 mkdir -p "$output"

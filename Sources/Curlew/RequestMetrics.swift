@@ -17,9 +17,13 @@ import Metrics
 /// | `curlew_connections_opened_total` | counter | | new connections the final attempts opened |
 /// | `curlew_connections_reused_total` | counter | | final attempts that reused a pooled connection |
 /// | `curlew_request_duration_seconds` | timer (nanoseconds) | `method` | from start to completion, redirects, waits and pauses included |
+/// | `curlew_connections_open` | meter | | connections the engine has open, in use or pooled (sampled) |
+/// | `curlew_transfers_waiting_for_connection` | meter | | transfers waiting for a connection slot to their host (sampled) |
 ///
-/// A response with an error status (a 404) is a completed transfer, not a failure: status
-/// validation belongs to the response serializers.
+/// Each attempt is a transfer. A response with an error status (a 404) is a completed transfer, not a
+/// failure: status validation belongs to the response serializers. The two pool meters are read from
+/// the manager's engine once a second while a metrics backend is bootstrapped (never without one),
+/// so that they cost nothing per request.
 public enum RequestMetricsLabels {
     /// Transfers completed, by method.
     public static let requests = "curlew_requests_total"
@@ -33,12 +37,16 @@ public enum RequestMetricsLabels {
     public static let connectionsReused = "curlew_connections_reused_total"
     /// Time from start to completion, by method.
     public static let duration = "curlew_request_duration_seconds"
+    /// Connections the engine has open, in use or pooled.
+    public static let connectionsOpen = "curlew_connections_open"
+    /// Transfers waiting for a connection slot to their host.
+    public static let transfersWaiting = "curlew_transfers_waiting_for_connection"
 }
 
-/// A manager's metric objects, made once from one factory: one per standard method and per error
-/// code, so that recording a request allocates no metric object (and finds its method's by position,
-/// without hashing).
-struct RequestMetrics: Sendable {
+/// A manager's metrics, as a monitor of its attempts: metric objects made once from one factory, one
+/// per standard method and per error code, so that recording a request allocates no metric object
+/// (and finds its method's by position, without hashing).
+struct RequestMetrics: EventMonitor {
     let factory: any MetricsFactory
     let inFlight: Meter
     let connectionsOpened: Counter
@@ -63,8 +71,21 @@ struct RequestMetrics: Sendable {
         })
     }
 
-    func started() {
+    /// Whether `factory` records anything: swift-metrics' no-op factory does not, and a manager then
+    /// has no metrics monitor at all.
+    static func records(_ factory: any MetricsFactory) -> Bool {
+        !(factory is NOOPMetricsHandler)
+    }
+
+    func request(_ request: MonitoredRequest, didStart attempt: RequestAttempt) {
         self.inFlight.increment()
+    }
+
+    func request(
+        _ request: MonitoredRequest, didComplete attempt: RequestAttempt,
+        with result: Result<TransferResponse, TransferError>, after duration: Duration?
+    ) {
+        self.completed(result, method: attempt.head.method, after: duration)
     }
 
     /// Records a completed transfer; `elapsed` is `nil` when it was never started.

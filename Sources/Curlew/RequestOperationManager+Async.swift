@@ -285,8 +285,9 @@ extension RequestOperationManager {
         headers: [String: String] = [:], serializer: Serializer
     ) async throws -> Serializer.Output {
         let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
-        let response = try await self.perform(request)
-        return try await self.serialize(response, with: serializer, method: method)
+        return try await self.perform(request) { response in
+            try await self.serialize(response, with: serializer, method: method)
+        }
     }
 
     /// Sends `method` to `path` and returns the body undecoded, with the response.
@@ -365,15 +366,16 @@ extension RequestOperationManager {
         for prepared: TransferRequest, as type: Value.Type, run: RequestRun, snapshot: Settings.Snapshot? = nil
     ) async throws -> DecodedResponse<Value> {
         let snapshot = snapshot ?? self.snapshot
-        let response = try await self.perform(prepared, run: run, snapshot: snapshot)
         let method = prepared.head.method
-        let value: Value
-        if let body = response.body, body.count >= Self.largeBody {
-            value = try await Self.offloaded { try Self.decode(response, as: type, method: method, snapshot: snapshot) }
-        } else {
-            value = try Self.decode(response, as: type, method: method, snapshot: snapshot)
+        return try await self.perform(prepared, run: run, snapshot: snapshot) { response in
+            let value: Value
+            if let body = response.body, body.count >= Self.largeBody {
+                value = try await Self.offloaded { try Self.decode(response, as: type, method: method, snapshot: snapshot) }
+            } else {
+                value = try Self.decode(response, as: type, method: method, snapshot: snapshot)
+            }
+            return DecodedResponse(value: value, response: response)
         }
-        return DecodedResponse(value: value, response: response)
     }
 
     /// A request with `headers` added to the serializer's (replacing fields of the same names).

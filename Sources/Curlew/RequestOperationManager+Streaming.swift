@@ -43,16 +43,16 @@ extension RequestOperationManager {
         request.options.fileReplacementStatusCodes = validation.bodySerializer.acceptableStatusCodes
         let relay = progress.map(ProgressRelay.init)
         let run = RequestRun(progress: relay.map { relay in { @Sendable progress in relay.report(progress) } })
-        let response: TransferResponse
         do {
-            response = try await self.perform(request, run: run)
+            return try await self.perform(request, run: run) { response in
+                await relay?.flush()
+                _ = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url)
+                return response
+            }
         } catch {
             await relay?.flush()
             throw error
         }
-        await relay?.flush()
-        _ = try validation.bodySerializer.serialize(response: response.head, body: response.body, url: response.url)
-        return response
     }
 
     // MARK: Streams
@@ -149,14 +149,26 @@ extension RequestOperationManager {
     ///   - length: The body's length when known (sent as `Content-Length`), else `nil` (chunked).
     ///   - headers: Header fields for this request only (a `Content-Type`, say).
     ///   - type: What to decode (`Data` for the raw body, `String` for text).
+    ///   - progress: Called with the upload's progress (`bytesSent`; the latest value, on a queue of
+    ///     the library's, all of it before this returns), or `nil`.
     /// - Returns: The decoded response.
     /// - Throws: See ``RequestOperationManager``'s async methods.
     public func upload<Chunks: AsyncSequence & Sendable, Value: Decodable & Sendable>(
         _ body: Chunks, to path: String, method: HTTPRequest.Method = .post, length: Int64? = nil,
-        headers: [String: String] = [:], as type: Value.Type = Value.self
+        headers: [String: String] = [:], as type: Value.Type = Value.self,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> Value where Chunks.Element: DataProtocol {
         var request = try self.request(method, path, parameters: nil, headers: headers)
         request.body = .stream(RequestBodyStream(body, length: length))
-        return try await self.response(for: request, as: type, run: RequestRun()).value
+        let relay = progress.map(ProgressRelay.init)
+        let run = RequestRun(progress: relay.map { relay in { @Sendable progress in relay.report(progress) } })
+        do {
+            let reply = try await self.response(for: request, as: type, run: run)
+            await relay?.flush()
+            return reply.value
+        } catch {
+            await relay?.flush()
+            throw error
+        }
     }
 }

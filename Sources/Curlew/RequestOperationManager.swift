@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import Metrics
+import Tracing
 
 /// The way an application calls Curlew: AFNetworking's `AFHTTPRequestOperationManager`, plus
 /// async/await.
@@ -73,8 +74,18 @@ public final class RequestOperationManager: Sendable {
     /// The HTTP cache answering the manager's GETs, when it was made with one (see ``HTTPCache``).
     public let cache: HTTPCache?
 
-    /// What the manager's transfers go through: the transport, with metrics and logging around it.
-    let instrumented: InstrumentedTransport
+    /// What the manager's transfers run on: the transport, behind the cache when there is one.
+    let runner: any TransferRunning
+    /// ``runner`` when it is an engine.
+    let runnerEngine: TransferEngine?
+    /// The monitors the manager was given.
+    private let monitors: [any EventMonitor]
+    /// The metrics monitor, when a metrics backend records.
+    private let metrics: RequestMetrics?
+    /// The tracer, unless it is the no-op one.
+    private let tracer: (any Tracer)?
+    /// The engine's pool meters, sampled while a metrics backend records.
+    private let poolGauges: PoolGauges?
     /// The async requests in flight, which ``shutdown()`` cancels.
     let runs = RunRegistry()
     /// Whether ``shutdown()`` shuts ``engine`` down.
@@ -113,9 +124,21 @@ public final class RequestOperationManager: Sendable {
             didSet { self.refresh() }
         }
         var isShutDown = false
+        var logger = RequestOperationManager.disabledLogger {
+            didSet { self.refresh() }
+        }
+        /// Curl's wire trace to ``logger``, while it is at `.trace`.
+        var wireTracer: WireTracer? {
+            didSet { self.refresh() }
+        }
+        /// What observes the requests; `nil` when nothing does.
+        var observers: Observers? {
+            didSet { self.refresh() }
+        }
+
         /// What a request needs of the settings above, made again whenever one of them is set, so
         /// that a request reads it with one lock and one retain.
-        private(set) var snapshot = Snapshot(Settings.Values())
+        private(set) var snapshot = Snapshot(Settings.Values(logger: RequestOperationManager.disabledLogger))
 
         /// The settings a request reads, as one immutable object.
         final class Snapshot: Sendable {
@@ -128,6 +151,9 @@ public final class RequestOperationManager: Sendable {
             let interceptor: (any RequestInterceptor)?
             /// The header names the request serializer marks secret.
             let secretHeaderNames: Set<HTTPField.Name>
+            let logger: Logger
+            let wireTracer: WireTracer?
+            let observers: Observers?
 
             fileprivate init(_ values: Values) {
                 self.validation = ResponseValidation(values.responseSerializer)
@@ -138,6 +164,9 @@ public final class RequestOperationManager: Sendable {
                 self.retryBudget = values.retryBudget
                 self.interceptor = values.interceptor
                 self.secretHeaderNames = values.requestSerializer.secretHeaderNames
+                self.logger = values.logger
+                self.wireTracer = values.wireTracer
+                self.observers = values.observers
             }
         }
 
@@ -151,13 +180,16 @@ public final class RequestOperationManager: Sendable {
             var retryPolicy = RetryPolicy.none
             var retryBudget: RetryBudget? = RetryBudget()
             var interceptor: (any RequestInterceptor)?
+            var logger: Logger
+            var wireTracer: WireTracer?
+            var observers: Observers?
         }
 
         private mutating func refresh() {
             self.snapshot = Snapshot(Values(
                 requestSerializer: self.requestSerializer, responseSerializer: self.responseSerializer, decoder: self.decoder, securityPolicy: self.securityPolicy,
                 credentials: self.credentials, retryPolicy: self.retryPolicy, retryBudget: self.retryBudget,
-                interceptor: self.interceptor))
+                interceptor: self.interceptor, logger: self.logger, wireTracer: self.wireTracer, observers: self.observers))
         }
 
         init() {
@@ -184,6 +216,10 @@ public final class RequestOperationManager: Sendable {
     ///     trace (credentials redacted) at `.trace`. By default nothing is logged.
     ///   - metricsFactory: Where request metrics go; the bootstrapped `MetricsSystem.factory` by
     ///     default (a no-op until the application bootstraps one). See ``RequestMetricsLabels``.
+    ///   - monitors: Hear every request's events (see ``EventMonitor``); none by default.
+    ///   - tracer: Makes a client span per request and propagates its context in the request's
+    ///     headers; the bootstrapped `InstrumentationSystem.tracer` by default, read now (a no-op
+    ///     until the application bootstraps one, and then the manager traces nothing).
     public convenience init(
         baseURL: URL? = nil,
         backend: Backend = .dispatch,
@@ -191,11 +227,13 @@ public final class RequestOperationManager: Sendable {
         cookies: CookieStorage = .inMemory,
         cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        monitors: [any EventMonitor] = [],
+        tracer: any Tracer = InstrumentationSystem.tracer
     ) {
         let engine = TransferEngine(scheduler: backend.makeScheduler(), configuration: configuration)
-        self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: true,
-                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
+        self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: true, cookies: cookies, cache: cache,
+                  logger: logger, metricsFactory: metricsFactory, monitors: monitors, tracer: tracer)
     }
 
     /// Creates a manager on an engine you made (and keep: the manager never shuts it down).
@@ -207,16 +245,20 @@ public final class RequestOperationManager: Sendable {
     ///   - cache: An HTTP cache for the manager's GETs; none by default.
     ///   - logger: Where requests are logged; nothing by default.
     ///   - metricsFactory: Where request metrics go.
+    ///   - monitors: Hear every request's events; none by default.
+    ///   - tracer: Traces the requests; the bootstrapped tracer by default.
     public convenience init(
         baseURL: URL? = nil,
         engine: TransferEngine,
         cookies: CookieStorage = .inMemory,
         cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        monitors: [any EventMonitor] = [],
+        tracer: any Tracer = InstrumentationSystem.tracer
     ) {
-        self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: false,
-                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
+        self.init(baseURL: baseURL, transport: engine, engine: engine, ownsEngine: false, cookies: cookies, cache: cache,
+                  logger: logger, metricsFactory: metricsFactory, monitors: monitors, tracer: tracer)
     }
 
     /// Creates a manager on any `TransferRunning` — typically a `StubTransport` (module
@@ -235,21 +277,27 @@ public final class RequestOperationManager: Sendable {
     ///   - cache: An HTTP cache for the manager's GETs, in front of `transport`; none by default.
     ///   - logger: Where requests are logged; nothing by default.
     ///   - metricsFactory: Where request metrics go.
+    ///   - monitors: Hear every request's events; none by default.
+    ///   - tracer: Traces the requests; the bootstrapped tracer by default.
     public convenience init(
         baseURL: URL? = nil,
         transport: any TransferRunning,
         cookies: CookieStorage = .inMemory,
         cache: HTTPCache? = nil,
         logger: Logger = RequestOperationManager.disabledLogger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        monitors: [any EventMonitor] = [],
+        tracer: any Tracer = InstrumentationSystem.tracer
     ) {
         self.init(baseURL: baseURL, transport: transport, engine: transport as? TransferEngine, ownsEngine: false,
-                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory)
+                  cookies: cookies, cache: cache, logger: logger, metricsFactory: metricsFactory, monitors: monitors,
+                  tracer: tracer)
     }
 
     private init(
         baseURL: URL?, transport: any TransferRunning, engine: TransferEngine?, ownsEngine: Bool,
-        cookies: CookieStorage, cache: HTTPCache?, logger: Logger, metricsFactory: any MetricsFactory
+        cookies: CookieStorage, cache: HTTPCache?, logger: Logger, metricsFactory: any MetricsFactory,
+        monitors: [any EventMonitor], tracer: any Tracer
     ) {
         self.baseURL = baseURL.map(Self.withTrailingSlash)
         self.secretScope = SecretScope(baseURL: baseURL)
@@ -258,10 +306,20 @@ public final class RequestOperationManager: Sendable {
         self.ownsEngine = ownsEngine
         self.cookieJar = cookies.makeJar()
         self.cache = cache
-        // The cache sits inside the instrumentation: a request it answers is still counted and logged.
-        let cached: any TransferRunning = cache.map { CachingTransport(base: transport, cache: $0) } ?? transport
-        self.instrumented = InstrumentedTransport(base: cached, logger: logger, metrics: RequestMetrics(factory: metricsFactory))
-        self.settings = Locked(Settings())
+        // The cache sits inside the observation: a request it answers is still counted, logged and traced.
+        let runner: any TransferRunning = cache.map { CachingTransport(base: transport, cache: $0) } ?? transport
+        self.runner = runner
+        self.runnerEngine = runner as? TransferEngine
+        self.monitors = monitors
+        let records = RequestMetrics.records(metricsFactory)
+        self.metrics = records ? RequestMetrics(factory: metricsFactory) : nil
+        self.poolGauges = records ? engine.map { PoolGauges(engine: $0, factory: metricsFactory) } : nil
+        self.tracer = Observers.recording(tracer)
+        var settings = Settings()
+        settings.logger = logger
+        settings.wireTracer = LoggingMonitor.wireTracer(for: logger)
+        settings.observers = Observers.make(monitors: monitors, logger: logger, metrics: self.metrics, tracer: self.tracer)
+        self.settings = Locked(settings)
         let queue = OperationQueue()
         queue.name = "curlew.manager"
         self.operationQueue = queue
@@ -383,11 +441,18 @@ public final class RequestOperationManager: Sendable {
     }
 
     /// Where requests are logged: start, finish and failure at `.debug`; at `.trace`, curl's wire
-    /// trace too (headers with credentials redacted, body sizes only). Checked for each request;
-    /// below `.trace` curl is not asked to trace at all.
+    /// trace too (headers with credentials redacted, body sizes only). Its level is read when it is
+    /// set: above `.debug` nothing is logged at all, and below `.trace` curl is not asked to trace.
     public var logger: Logger {
-        get { self.instrumented.logger }
-        set { self.instrumented.logger = newValue }
+        get { self.settings.withLock { $0.logger } }
+        set {
+            let observers = Observers.make(monitors: self.monitors, logger: newValue, metrics: self.metrics, tracer: self.tracer)
+            self.settings.withLock {
+                $0.logger = newValue
+                $0.wireTracer = LoggingMonitor.wireTracer(for: newValue)
+                $0.observers = observers
+            }
+        }
     }
 
     // MARK: URLs and requests
@@ -485,13 +550,13 @@ public final class RequestOperationManager: Sendable {
         request.options.credentials = snapshot.credentials
         request.options.cookieJar = self.cookieJar
         if !snapshot.secretHeaderNames.isEmpty { request.options.secretHeaderNames.formUnion(snapshot.secretHeaderNames) }
-        request.options.wireTracer = self.instrumented.wireTracer()
+        request.options.wireTracer = snapshot.wireTracer
         let (bound, withheld) = self.secretScope.binding(request)
-        if !withheld.isEmpty, self.instrumented.logs(at: .debug) {
+        if !withheld.isEmpty, snapshot.logger.logLevel <= .debug {
             let origin = Origin(request.head).map(String.init(describing:)) ?? "an invalid origin"
             let base = self.secretScope.baseOrigin.map(String.init(describing:)) ?? "none"
             let target = request.url?.absoluteString ?? origin
-            self.instrumented.logger.debug("""
+            snapshot.logger.debug("""
                 \(request.head.method) \(target) is sent without \(withheld.joined(separator: ", ")): \
                 \(origin) is not the base URL's origin \(base)
                 """)
@@ -527,18 +592,32 @@ public final class RequestOperationManager: Sendable {
         failure: FailureHandler?
     ) -> RequestOperation {
         let settings = self.settings.value
-        let operation = RequestOperation(request: request, transport: self.instrumented)
+        let observation = settings.observers?.begin(request, dialect: .operation, over: self.runner, engine: self.runnerEngine)
+        let operation = RequestOperation(request: request, transport: observation ?? self.runner)
         operation.responseSerializer = serializer ?? settings.responseSerializer
         operation.retryPolicy = settings.retryPolicy
         operation.retryBudget = settings.retryBudget
         operation.interceptor = settings.interceptor
         if let queue = settings.completionQueue { operation.completionQueue = queue }
         if let group = settings.completionGroup { operation.completionGroup = group }
+        var operationSuccess = success
         var operationFailure: (@Sendable (RequestOperation, any Error) -> Void)?
         if let failure {
             operationFailure = { operation, error in failure(operation, error) }
         }
-        operation.setCompletionHandlers(success: success, failure: operationFailure)
+        if let observation {
+            // The operation's end, as its handlers hear it: the value was delivered, or it failed.
+            operationSuccess = { operation, object in
+                observation.finish(operation.response.map { .success($0) }
+                                   ?? .failure(TransferError(.unknown, "The operation succeeded without a response.")))
+                success?(operation, object)
+            }
+            operationFailure = { [failure = operationFailure] operation, error in
+                observation.finish(.failure(error))
+                failure?(operation, error)
+            }
+        }
+        operation.setCompletionHandlers(success: operationSuccess, failure: operationFailure)
         if settings.isShutDown { operation.cancel() }
         return operation
     }
@@ -563,6 +642,7 @@ public final class RequestOperationManager: Sendable {
     /// manager made. Operations made afterwards finish at once with a cancellation error.
     public func shutdown() async {
         self.settings.withLock { $0.isShutDown = true }
+        self.poolGauges?.stop()
         self.operationQueue.cancelAllOperations()
         self.operationQueue.isSuspended = false  // a suspended queue would never reach the barrier
         await self.runs.shutDown()

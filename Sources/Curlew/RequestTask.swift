@@ -19,14 +19,47 @@ public final class RequestTask<Value: Sendable>: Sendable {
     private let run: RequestRun
     private let task: Task<DecodedResponse<Value>, any Error>
     private let finished = Locked(false)
+    private let progressStreams: ProgressStreams
 
-    init(run: RequestRun, operation: @escaping @Sendable (RequestRun) async throws -> DecodedResponse<Value>) {
+    init(operation: @escaping @Sendable (RequestRun) async throws -> DecodedResponse<Value>) {
+        let streams = ProgressStreams()
+        let run = RequestRun(progress: { progress in streams.report(progress) })
         self.run = run
+        self.progressStreams = streams
         let finished = self.finished
         self.task = Task {
             defer { finished.set(true) }
-            return try await operation(run)
+            do {
+                let response = try await operation(run)
+                await streams.finish()
+                return response
+            } catch {
+                await streams.finish()
+                throw error
+            }
         }
+    }
+
+    /// The request's upload and download progress while it runs, as an `AsyncSequence` that keeps the
+    /// newest value only: a reader that falls behind skips to the latest counts rather than queueing
+    /// every report, and never holds up the transfer.
+    ///
+    /// ```swift
+    /// var request = try api.request(.put, "files/big.bin")
+    /// request.body = .file(fileURL)
+    /// let task = api.task(for: request, as: Data.self)
+    /// for await progress in task.progress {
+    ///     print(progress.bytesSent, "of", progress.expectedBytesToSend ?? -1)
+    /// }                                      // ends when the request has ended
+    /// _ = try await task.value
+    /// ```
+    ///
+    /// Each access makes a new stream for one reader; it starts with the latest value so far and ends
+    /// after the last one, once the request has finished (at once for a finished request). Values
+    /// arrive on a queue of the library's, never the network context's; within an attempt the counts
+    /// only grow (a retry's transfer counts again from zero).
+    public var progress: AsyncStream<TransferProgress> {
+        self.progressStreams.stream()
     }
 
     /// The value, once the request has finished.
@@ -117,7 +150,7 @@ extension RequestOperationManager {
         _ method: HTTPRequest.Method, _ path: String, parameters: [String: any ParameterConvertible]? = nil, headers: [String: String] = [:],
         as type: Value.Type = Value.self
     ) -> RequestTask<Value> {
-        RequestTask(run: RequestRun()) { run in
+        RequestTask { run in
             let request = try self.request(method, path, parameters: Self.encodable(parameters), headers: headers)
             return try await self.response(for: request, as: type, run: run)
         }
@@ -131,7 +164,7 @@ extension RequestOperationManager {
     ///   - type: What to decode (`Data` for the raw body, `String` for text).
     /// - Returns: The task.
     public func task<Value: Decodable & Sendable>(for request: TransferRequest, as type: Value.Type = Value.self) -> RequestTask<Value> {
-        RequestTask(run: RequestRun()) { run in
+        RequestTask { run in
             try await self.response(for: self.prepared(request), as: type, run: run)
         }
     }

@@ -16,6 +16,7 @@ extension StubTransport {
     ///
     /// - Parameters:
     ///   - baseURL: Where the manager resolves relative paths; none by default.
+    ///   - isolation: The caller's actor, which `body` runs on (leave the default).
     ///   - body: The code under test, given the manager; runs on the caller's actor.
     /// - Returns: What `body` returned.
     public func withManager<Result>(

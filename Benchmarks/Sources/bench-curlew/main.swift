@@ -3,6 +3,15 @@
 // async/await API (`curlew-dispatch-manager`, `curlew-dispatch-epoll-manager`, `curlew-runloop-epoll-manager`), and, for the batch
 // scenario only, through OperationBatch (`curlew-*-batch`), on each backend.
 import BenchKit
+import Foundation
+import InMemoryTracing
+import Tracing
+
+// `CURLEW_BENCH_TRACER=in-memory`: a tracer bootstrapped, so that the manager clients trace every request
+// (the cost of tracing; InMemoryTracer's own work included).
+if ProcessInfo.processInfo.environment["CURLEW_BENCH_TRACER"] == "in-memory" {
+    InstrumentationSystem.bootstrap(InMemoryTracer(recordInjections: false, recordExtractions: false))
+}
 
 BenchClientMain.run(clients: [
     "curlew-dispatch-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .dispatch) },

@@ -1,4 +1,7 @@
 import Curlew
+import Logging
+import ServiceLifecycle
+import Tracing
 
 // What the documentation's code blocks use without declaring it: the names an application would
 // already have. Scripts/snippets.py wraps each block in a function of this target (see its header).
@@ -48,3 +51,12 @@ let tokens = TokenStore()
 struct BearerInterceptor: RequestInterceptor {
     let store: TokenStore
 }
+
+let tracer = NoOpTracer()
+let logger = Logger(label: "app")
+let chunks = AsyncStream<Data> { $0.finish() }
+
+struct AppServer: Service {
+    func run() async throws {}
+}
+let server = AppServer()

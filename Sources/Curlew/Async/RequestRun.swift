@@ -261,14 +261,14 @@ final class RequestRun: TransferObserver, @unchecked Sendable {
 }
 
 /// Hears the end of one streaming attempt's transfer, and tells whoever asked (the manager, to let the
-/// run go once the body ended).
+/// run go and finish the request once the body ended).
 ///
-/// Safety: `@unchecked Sendable` because `hasEnded` and `action` are read and written only with
+/// Safety: `@unchecked Sendable` because `result` and `action` are read and written only with
 /// `lock` held; `progress` is immutable.
 final class StreamEnd: TransferObserver, @unchecked Sendable {
     private let lock = PThreadMutex()
-    @exclusivity(unchecked) private var hasEnded = false
-    @exclusivity(unchecked) private var action: (@Sendable () -> Void)?
+    @exclusivity(unchecked) private var result: Result<TransferResponse, TransferError>?
+    @exclusivity(unchecked) private var action: (@Sendable (Result<TransferResponse, TransferError>) -> Void)?
     private let progress: (@Sendable (TransferProgress) -> Void)?
 
     init(progress: (@Sendable (TransferProgress) -> Void)?) {
@@ -279,13 +279,13 @@ final class StreamEnd: TransferObserver, @unchecked Sendable {
         self.lock.deallocate()
     }
 
-    /// Runs `action` when the transfer ends (at once if it has).
-    func whenEnded(_ action: @escaping @Sendable () -> Void) {
-        let ended = self.lock.withLock { () -> Bool in
-            if !self.hasEnded { self.action = action }
-            return self.hasEnded
+    /// Runs `action` with the transfer's outcome when it ends (at once if it has).
+    func whenEnded(_ action: @escaping @Sendable (Result<TransferResponse, TransferError>) -> Void) {
+        let ended = self.lock.withLock { () -> Result<TransferResponse, TransferError>? in
+            if self.result == nil { self.action = action }
+            return self.result
         }
-        if ended { action() }
+        if let ended { action(ended) }
     }
 
     func transferDidUpdate(_ progress: TransferProgress) {
@@ -293,11 +293,11 @@ final class StreamEnd: TransferObserver, @unchecked Sendable {
     }
 
     func transferDidComplete(with result: Result<TransferResponse, TransferError>) {
-        let action = self.lock.withLock { () -> (@Sendable () -> Void)? in
-            self.hasEnded = true
+        let action = self.lock.withLock { () -> (@Sendable (Result<TransferResponse, TransferError>) -> Void)? in
+            self.result = result
             defer { self.action = nil }
             return self.action
         }
-        action?()
+        action?(result)
     }
 }

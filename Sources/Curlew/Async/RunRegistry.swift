@@ -2,7 +2,8 @@ import CurlewTransport
 import Foundation
 
 /// The async requests a manager has in flight, so that ``RequestOperationManager/shutdown()`` can
-/// cancel them and wait until each has ended; after the shutdown, no request starts.
+/// cancel them (or ``RequestOperationManager/shutdownGracefully()`` let them finish) and wait until
+/// each has ended; after the shutdown, no request starts.
 ///
 /// Runs sit in numbered slots (a run knows its own), so keeping and letting go of one is a store and
 /// a free-list push, with no hashing.
@@ -57,11 +58,22 @@ final class RunRegistry: @unchecked Sendable {
 
     /// Refuses new runs, cancels those in flight and returns once every one has ended.
     func shutDown() async {
+        self.cancelAll()
+        await self.drain()
+    }
+
+    /// Refuses new runs and cancels those in flight.
+    func cancelAll() {
         let running = self.lock.withLock { () -> [RequestRun] in
             self.isShutDown = true
             return self.slots.compactMap { $0 }
         }
         for run in running { run.cancel() }
+    }
+
+    /// Refuses new runs and returns once every one in flight has ended, as it would have.
+    func drain() async {
+        self.lock.withLock { self.isShutDown = true }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = self.lock.withLock { () -> Bool in
                 guard self.count > 0 else { return true }
