@@ -276,6 +276,21 @@ struct UploadStreamStateTests {
     func minimumLimit() {
         #expect(State(limit: 0).limit == 1)
     }
+
+    @Test("a producer that stays ahead of curl leaves the state holding at most the limit and the chunk being read")
+    func sentChunksAreReleased() {
+        var state = State(limit: 100)
+        _ = state.write(Self.chunk(90), waiter: 7)
+        var most = 0
+        for round in 0..<10_000 {
+            // The producer writes before curl reads: the buffer never empties.
+            _ = state.write(Self.chunk(10, from: round), waiter: 8)
+            _ = state.takeProducerWaiter()
+            #expect(Self.action(&state, 10) == .copied(10, wakeProducer: false))
+            most = max(most, state.retainedByteCount)
+        }
+        #expect(most <= 100 + 90, "the state held \(most) bytes for a 100-byte buffer and chunks of at most 90")
+    }
 }
 
 /// A ``UploadStreamState/WriteAction`` in a form tests compare.
@@ -291,6 +306,7 @@ private enum Wrote: Equatable {
         case .stop: self = .stop
         }
     }
+
 }
 
 /// What ``UploadStreamState/fail(_:)`` returns, in a form tests compare.
@@ -314,4 +330,5 @@ extension UploadStreamState.ReadAction {
         if case .fail(let error) = self { return error.code }
         return nil
     }
+
 }

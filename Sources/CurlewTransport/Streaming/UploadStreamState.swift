@@ -44,7 +44,8 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
     /// The body's announced length, if any.
     let length: Int64?
     private var chunks: [Data] = []
-    /// The first chunk of ``chunks`` not yet read through (the array is compacted when it empties).
+    /// The first chunk of ``chunks`` not yet read through. A chunk read through is released at once;
+    /// its slot goes when the array empties, or when most of it is such slots.
     private var first = 0
     /// How far into `chunks[first]` curl has read.
     private var offset = 0
@@ -58,6 +59,9 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
     /// Whether curl is paused for want of bytes.
     private(set) var consumerPaused = false
     private var producerWaiter: Waiter?
+
+    /// How many sent slots may wait at the front of ``chunks`` before they are removed.
+    private static var compactionThreshold: Int { 64 }
 
     init(limit: Int, length: Int64? = nil) {
         self.limit = max(1, limit)
@@ -138,12 +142,17 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
             copied += count
             self.offset += count
             if self.offset == chunk.count {
+                self.chunks[self.first] = Data()  // sent: released now, not when the buffer empties
                 self.first += 1
                 self.offset = 0
             }
         }
         if self.first == self.chunks.count {
             self.chunks.removeAll(keepingCapacity: true)
+            self.first = 0
+        } else if self.first >= Self.compactionThreshold, self.first * 2 >= self.chunks.count {
+            // A producer that stays ahead never lets the buffer empty: drop the sent slots too.
+            self.chunks.removeFirst(self.first)
             self.first = 0
         }
         guard copied > 0 else {
@@ -158,6 +167,11 @@ struct UploadStreamState<Waiter: Sendable>: Sendable {
             wake = true
         }
         return .copied(copied, wakeProducer: wake)
+    }
+
+    /// The bytes the state holds on to: what waits for curl, and the rest of a chunk curl is reading.
+    var retainedByteCount: Int {
+        self.chunks.reduce(0) { $0 + $1.count }
     }
 
     /// Takes the producer's waiter after ``read(capacity:copy:)`` said to wake it.
