@@ -3,7 +3,8 @@
 //
 // Same command line and result JSON as the Swift and C clients (BenchKit's BenchOptions and
 // ClientResult): C goroutines each keep one request in flight on one shared http.Client whose
-// Transport keeps up to C idle connections per host; each response body is read whole. Latency
+// Transport keeps up to C idle connections per host; each response body is read to its end and dropped
+// (io.Copy to io.Discard, so `stream` is `get`). Latency
 // percentiles are exact. `lateness`: a goroutine re-arms a 1 ms timer and records how late it fired
 // (Go has no main thread: this is the runtime's scheduling lateness). `batch` is not supported.
 // Standard library only; built by Scripts/bench.sh when `go` is installed.
@@ -21,6 +22,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -60,12 +62,13 @@ type result struct {
 	Note                       string       `json:"note"`
 	Requests                   int          `json:"requests"`
 	Scenario                   string       `json:"scenario"`
+	StartupRSSKiB              *int64       `json:"startupRSSKiB,omitempty"`
 	ThreadsPeak                int          `json:"threadsPeak"`
 	VoluntaryContextSwitches   int64        `json:"voluntaryContextSwitches"`
 }
 
 func usage(format string, arguments ...any) {
-	fmt.Fprintf(os.Stderr, format+"\nusage: --client NAME --url URL --scenario get|post|h2|idle|lateness|batch "+
+	fmt.Fprintf(os.Stderr, format+"\nusage: --client NAME --url URL --scenario get|stream|post|h2|idle|lateness|batch "+
 		"--concurrency C [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]\n", arguments...)
 	os.Exit(2)
 }
@@ -99,9 +102,9 @@ func parse(arguments []string) options {
 		usage("missing --client, --url or --scenario")
 	}
 	switch o.scenario {
-	case "get", "post", "h2", "idle", "lateness", "batch":
+	case "get", "stream", "post", "h2", "idle", "lateness", "batch":
 	default:
-		usage("unknown scenario %q (get, post, h2, idle, lateness, batch)", o.scenario)
+		usage("unknown scenario %q (get, stream, post, h2, idle, lateness, batch)", o.scenario)
 	}
 	concurrency, ok := integer("--concurrency", 1)
 	if !ok {
@@ -162,6 +165,24 @@ func rusage() resourceUsage {
 		voluntary: r.Nvcsw, involuntary: r.Nivcsw, maxRSSKiB: r.Maxrss}
 }
 
+// residentKiB is the resident set now (/proc/self/statm's second field, in pages), or nil when unreadable.
+func residentKiB() *int64 {
+	text, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return nil
+	}
+	fields := strings.Fields(string(text))
+	if len(fields) < 2 {
+		return nil
+	}
+	pages, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		return nil
+	}
+	kib := pages * int64(os.Getpagesize()) / 1024
+	return &kib
+}
+
 func threadCount() int {
 	entries, err := os.ReadDir("/proc/self/task")
 	if err != nil {
@@ -209,6 +230,7 @@ func main() {
 	}
 	client := &http.Client{Transport: transport}
 	body := bytes.Repeat([]byte("x"), o.bodyBytes)
+	startupRSS := residentKiB() // set up, nothing sent yet
 
 	var mutex sync.Mutex
 	var latencies []float64
@@ -335,7 +357,7 @@ func main() {
 		ElapsedSeconds: elapsed, BytesReceived: bytesReceived, Latency: summarize(latencies),
 		CPUUserMicros: end.user - startUsage.user, CPUSystemMicros: end.system - startUsage.system,
 		MaxRSSKiB: end.maxRSSKiB, ThreadsPeak: threadsPeak, VoluntaryContextSwitches: end.voluntary - startUsage.voluntary,
-		InvoluntaryContextSwitches: end.involuntary - startUsage.involuntary, Note: note}
+		InvoluntaryContextSwitches: end.involuntary - startUsage.involuntary, Note: note, StartupRSSKiB: startupRSS}
 	if o.scenario == "lateness" {
 		summary := summarize(lateness)
 		out.MainThreadLateness = &summary

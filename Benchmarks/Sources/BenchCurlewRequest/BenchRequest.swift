@@ -5,9 +5,10 @@ import Foundation
 /// The one `TransferRequest` every request of a run repeats, built from the options: shared by
 /// bench-curlew and bench-teaching, so the rejected designs send exactly what the real clients send.
 public enum BenchRequest {
-    /// GET the URL (`get`, `idle`, `lateness`, `batch`), POST `bodyBytes` bytes (`post`), or GET over HTTP/2
-    /// on TLS trusting `caFile` (`h2`: `httpVersion .automatic`, the engine default, negotiates h2
-    /// through ALPN and the engine multiplexes). The body goes to memory.
+    /// GET the URL (`get`, `stream`, `idle`, `lateness`, `batch`), POST `bodyBytes` bytes (`post`), or GET
+    /// over HTTP/2 on TLS trusting `caFile` (`h2`: `httpVersion .automatic`, the engine default,
+    /// negotiates h2 through ALPN and the engine multiplexes). The body goes to memory (`stream`'s
+    /// clients replace the destination with a stream).
     public static func make(_ options: BenchOptions) throws(ClientSetupError) -> TransferRequest {
         guard let url = URL(string: options.url), url.host != nil else {
             throw .failed("\"\(options.url)\" is not an absolute URL")
@@ -16,7 +17,7 @@ public enum BenchRequest {
         request.destination = .memory
         request.options.proxy = .none
         switch options.scenario {
-        case .get, .idle, .lateness, .batch:
+        case .get, .stream, .idle, .lateness, .batch:
             break
         case .post:
             request.head.method = .post

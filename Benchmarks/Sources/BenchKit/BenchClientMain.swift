@@ -51,7 +51,9 @@ public enum BenchClientMain {
             }
         }
 
-        let run = ClientRun(options: options, client: client, sampler: sampler)
+        // Set up, nothing sent yet: the baseline a streamed body's peak RSS is read against.
+        let startupRSSKiB = ResidentSet.currentKiB()
+        let run = ClientRun(options: options, client: client, sampler: sampler, startupRSSKiB: startupRSSKiB)
         let result = run.execute()
         result.printAsLine()
         exit(0)

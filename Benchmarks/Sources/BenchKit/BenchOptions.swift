@@ -1,7 +1,7 @@
 /// The client command line shared by every client binary (the C one parses the same flags):
 ///
 /// ```
-/// <binary> --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C
+/// <binary> --client NAME --url URL --scenario get|stream|post|h2|idle|lateness|batch --concurrency C
 ///          [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
 /// ```
 ///
@@ -42,7 +42,7 @@ public struct BenchOptions: Sendable, Hashable {
 
     /// The usage line printed with every argument error.
     public static let usage = """
-        usage: --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C \
+        usage: --client NAME --url URL --scenario get|stream|post|h2|idle|lateness|batch --concurrency C \
         [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
         """
 
@@ -99,7 +99,7 @@ public struct BenchOptions: Sendable, Hashable {
         let url = try required("--url")
         let scenarioText = try required("--scenario")
         guard let scenario = Scenario(rawValue: scenarioText) else {
-            throw UsageError("unknown scenario \"\(scenarioText)\" (get, post, h2, idle, lateness, batch)")
+            throw UsageError("unknown scenario \"\(scenarioText)\" (get, stream, post, h2, idle, lateness, batch)")
         }
         guard let concurrency = try integer("--concurrency", minimum: 1) else {
             throw UsageError("missing --concurrency\n\(Self.usage)")

@@ -6,7 +6,7 @@
 public struct ClientResult: Codable, Sendable, Hashable {
     /// The client's name as given with `--client`, e.g. `"curlew-dispatch"`.
     public var client: String
-    /// The scenario as given with `--scenario`: `get`, `post`, `h2`, `idle`, `lateness` or `batch`.
+    /// The scenario as given with `--scenario`: `get`, `stream`, `post`, `h2`, `idle`, `lateness` or `batch`.
     public var scenario: String
     /// Transfers kept in flight.
     public var concurrency: Int
@@ -25,6 +25,9 @@ public struct ClientResult: Codable, Sendable, Hashable {
     public var cpuSystemMicros: Int64
     /// Peak resident set size of the process, KiB (`ru_maxrss`).
     public var maxRSSKiB: Int64
+    /// Resident set size of the process once the client was set up, before its first request, KiB
+    /// (`/proc/self/statm`): the baseline the peak is read against. `nil` where not measured.
+    public var startupRSSKiB: Int64?
     /// Most threads seen in the process (`/proc/self/task`, sampled every 10 ms).
     public var threadsPeak: Int
     /// Context switches in the measured phase (`ru_nvcsw`, `ru_nivcsw`).
@@ -40,7 +43,7 @@ public struct ClientResult: Codable, Sendable, Hashable {
         elapsedSeconds: Double, bytesReceived: Int64, latency: Percentiles,
         cpuUserMicros: Int64, cpuSystemMicros: Int64, maxRSSKiB: Int64, threadsPeak: Int,
         voluntaryContextSwitches: Int64, involuntaryContextSwitches: Int64,
-        mainThreadLateness: Percentiles? = nil, note: String? = nil
+        mainThreadLateness: Percentiles? = nil, note: String? = nil, startupRSSKiB: Int64? = nil
     ) {
         self.client = client
         self.scenario = scenario
@@ -53,6 +56,7 @@ public struct ClientResult: Codable, Sendable, Hashable {
         self.cpuUserMicros = cpuUserMicros
         self.cpuSystemMicros = cpuSystemMicros
         self.maxRSSKiB = maxRSSKiB
+        self.startupRSSKiB = startupRSSKiB
         self.threadsPeak = threadsPeak
         self.voluntaryContextSwitches = voluntaryContextSwitches
         self.involuntaryContextSwitches = involuntaryContextSwitches

@@ -15,9 +15,11 @@ final class ClientRun: @unchecked Sendable {
     private var finishing = false
     private var isDone = false
     private var remarks: [String] = []
+    private let startupRSSKiB: Int64?
 
-    init(options: BenchOptions, client: any LoadClient, sampler: ThreadSampler) {
+    init(options: BenchOptions, client: any LoadClient, sampler: ThreadSampler, startupRSSKiB: Int64?) {
         self.options = options
+        self.startupRSSKiB = startupRSSKiB
         self.client = client
         self.sampler = sampler
         self.loop = ClosedLoop(options: options, sampler: sampler, automaticWarmupEnd: options.scenario != .idle)
@@ -133,6 +135,7 @@ final class ClientRun: @unchecked Sendable {
             voluntaryContextSwitches: measurement.usage.voluntaryContextSwitches,
             involuntaryContextSwitches: measurement.usage.involuntaryContextSwitches,
             mainThreadLateness: self.ticker?.lateness,
-            note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+            note: notes.isEmpty ? nil : notes.joined(separator: "; "),
+            startupRSSKiB: self.startupRSSKiB)
     }
 }

@@ -35,4 +35,8 @@ extension ClientSetupError {
     /// What every client but Curlew's operation clients answers to the `batch` scenario.
     public static let batchNotSupported = ClientSetupError.unsupported(
         note: "the batch scenario measures Curlew's operations queued in waves, with and without OperationBatch")
+
+    /// What the rejected designs answer to the `stream` scenario.
+    public static let streamNotMeasured = ClientSetupError.unsupported(
+        note: "the rejected designs are measured on small GETs; streaming is measured on Curlew's engine and manager")
 }

@@ -2,6 +2,10 @@
 public enum Scenario: String, Sendable, CaseIterable {
     /// GET the URL (the runner passes `/small`, `/64k` or `/16m`).
     case get
+    /// GET the URL and read the body as it arrives, chunk by chunk, keeping none of it (the runner
+    /// passes a 1 GiB body, 64 MiB with `--quick`): a client that can only hand over a whole body
+    /// answers unsupported.
+    case stream
     /// POST `--body-bytes` bytes to the URL.
     case post
     /// GET over HTTP/2 on TLS, multiplexed, trusting `--ca-file`.

@@ -12,6 +12,8 @@ import NIOSSL
 ///   trusting `--ca-file`) multiplexes on one connection.
 /// - Each of the C in-flight slots is a `Task` on the global concurrent executor that loops:
 ///   `execute`, `body.collect`, report, take the next ticket — what an async/await user writes.
+/// - `stream`: the body is iterated as it arrives (`for try await buffer in response.body`), each
+///   buffer counted and dropped, never collected.
 final class AsyncHTTPClientClient: LoadClient {
     private static let requestTimeout = TimeAmount.seconds(3600)
 
@@ -19,9 +21,11 @@ final class AsyncHTTPClientClient: LoadClient {
     private let client: HTTPClient
     private let request: HTTPClientRequest
     private let protocolCheck: ProtocolCheck
+    private let streams: Bool
     var note: String? {
         self.protocolCheck.note(
-            adding: "1 event-loop thread (own MultiThreadedEventLoopGroup), async/await execute on the global executor")
+            adding: "1 event-loop thread (own MultiThreadedEventLoopGroup), async/await execute on the global executor"
+                + (self.streams ? "; the body iterated as it arrives, never collected" : ""))
     }
 
     init(options: BenchOptions) throws(ClientSetupError) {
@@ -31,13 +35,14 @@ final class AsyncHTTPClientClient: LoadClient {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/octet-stream")
             request.body = .bytes(ByteBuffer(repeating: UInt8(ascii: "x"), count: options.bodyBytes))
-        case .get, .h2, .idle, .lateness:
+        case .get, .stream, .h2, .idle, .lateness:
             request.method = .GET
         case .batch:
             throw .batchNotSupported
         }
         self.request = request
         self.protocolCheck = ProtocolCheck(options)
+        self.streams = options.scenario == .stream
 
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(
@@ -69,9 +74,14 @@ final class AsyncHTTPClientClient: LoadClient {
     private func perform() async -> RequestOutcome {
         do {
             let response = try await self.client.execute(self.request, timeout: Self.requestTimeout)
-            let body = try await response.body.collect(upTo: Int.max)
+            var bytes = 0
+            if self.streams {
+                for try await buffer in response.body { bytes += buffer.readableBytes }
+            } else {
+                bytes = try await response.body.collect(upTo: Int.max).readableBytes
+            }
             self.protocolCheck.record(isHTTP2: response.version == .http2)
-            return .response(status: Int(response.status.code), bytes: body.readableBytes)
+            return .response(status: Int(response.status.code), bytes: bytes)
         } catch {
             return .failure(String(describing: error))
         }

@@ -8,7 +8,8 @@
  * curl_multi_socket_action and the CURL_CSELECT_* bits that fired.
  * C easy handles are created once and recycled (remove, re-add), so connections stay in the multi
  * handle's pool and are reused; each completion re-adds its handle at once (a closed loop).
- * Response bodies are copied into a per-handle buffer that grows once and is then reused.
+ * Response bodies are copied into a per-handle buffer that grows once and is then reused; in `stream`
+ * the write callback only counts them (the floor of reading a body chunk by chunk and dropping it).
  *
  * Same command line and result JSON as the Swift clients (BenchKit's BenchOptions and
  * ClientResult); latency percentiles are exact (every latency is kept and sorted).
@@ -47,8 +48,9 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* Options                                                                                          */
 
-enum scenario { SCENARIO_GET, SCENARIO_POST, SCENARIO_H2, SCENARIO_IDLE, SCENARIO_LATENESS };
-static const char *const scenario_names[] = {"get", "post", "h2", "idle", "lateness"};
+enum scenario { SCENARIO_GET, SCENARIO_POST, SCENARIO_H2, SCENARIO_IDLE, SCENARIO_LATENESS, SCENARIO_STREAM };
+static const char *const scenario_names[] = {"get", "post", "h2", "idle", "lateness", "stream"};
+#define SCENARIO_COUNT (sizeof scenario_names / sizeof scenario_names[0])
 
 struct options {
     const char *client;
@@ -68,7 +70,7 @@ static void usage_error(const char *format, ...) {
     va_start(arguments, format);
     fputs("error: ", stderr);
     vfprintf(stderr, format, arguments);
-    fputs("\nusage: --client NAME --url URL --scenario get|post|h2|idle|lateness --concurrency C "
+    fputs("\nusage: --client NAME --url URL --scenario get|stream|post|h2|idle|lateness --concurrency C "
           "[--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] "
           "[--ca-file PATH]\n",
           stderr);
@@ -110,13 +112,13 @@ static struct options parse_options(int argc, char **argv) {
     if (options.url == NULL || options.url[0] == '\0') usage_error("missing --url");
     if (scenario == NULL) usage_error("missing --scenario");
     int known = 0;
-    for (int index = 0; index < 5; index++) {
+    for (size_t index = 0; index < SCENARIO_COUNT; index++) {
         if (strcmp(scenario, scenario_names[index]) == 0) {
             options.scenario = (enum scenario)index;
             known = 1;
         }
     }
-    if (!known) usage_error("unknown scenario \"%s\" (get, post, h2, idle, lateness)", scenario);
+    if (!known) usage_error("unknown scenario \"%s\" (get, stream, post, h2, idle, lateness)", scenario);
     if (concurrency == NULL) usage_error("missing --concurrency");
     options.concurrency = parse_long("--concurrency", concurrency, 1);
     options.connections = connections != NULL ? parse_long("--connections", connections, 1) : options.concurrency;
@@ -212,6 +214,16 @@ static struct usage process_usage(void) {
     return usage;
 }
 
+/* The resident set now, KiB (/proc/self/statm's second field, in pages); -1 when unreadable. */
+static int64_t resident_kib(void) {
+    FILE *file = fopen("/proc/self/statm", "r");
+    if (file == NULL) return -1;
+    long size = 0, resident = 0;
+    int read = fscanf(file, "%ld %ld", &size, &resident);
+    fclose(file);
+    return read == 2 ? (int64_t)resident * (int64_t)sysconf(_SC_PAGESIZE) / 1024 : -1;
+}
+
 static int count_threads(void) {
     DIR *directory = opendir("/proc/self/task");
     if (directory == NULL) return 1;
@@ -261,6 +273,7 @@ struct bench {
     struct samples lateness;
     uint64_t tick_expected_ns;
     int threads_peak;
+    int64_t startup_rss_kib; /* set up, nothing sent yet; -1: unreadable */
     uint64_t next_sample_ns;
     int error_samples;
     int drain_timed_out;
@@ -341,6 +354,14 @@ static size_t write_body(char *data, size_t size, size_t count, void *context) {
     return length;
 }
 
+/* `stream`: each chunk counted and dropped, nothing kept. */
+static size_t count_body(char *data, size_t size, size_t count, void *context) {
+    (void)data;
+    struct slot *slot = context;
+    slot->body_length += size * count;
+    return size * count;
+}
+
 /* CURLMOPT_SOCKETFUNCTION: watch exactly the directions curl asks for. */
 static int on_socket(CURL *easy, curl_socket_t socket, int what, void *context, void *socket_context) {
     (void)easy;
@@ -390,7 +411,7 @@ static int configure_easy(struct bench *bench, struct slot *slot) {
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, slot->error);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, bench->options.scenario == SCENARIO_STREAM ? count_body : write_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, slot);
     if (bench->options.ca_file != NULL) curl_easy_setopt(easy, CURLOPT_CAINFO, bench->options.ca_file);
     if (bench->options.scenario == SCENARIO_H2) {
@@ -602,8 +623,9 @@ static void print_result(struct bench *bench) {
                                     : "",
              not_h2);
     print_json_string(note);
-    printf(",\"requests\":%ld,\"scenario\":\"%s\",\"threadsPeak\":%d,\"voluntaryContextSwitches\":%lld}\n",
-           bench->requests, scenario_names[options->scenario], bench->threads_peak,
+    printf(",\"requests\":%ld,\"scenario\":\"%s\"", bench->requests, scenario_names[options->scenario]);
+    if (bench->startup_rss_kib >= 0) printf(",\"startupRSSKiB\":%lld", (long long)bench->startup_rss_kib);
+    printf(",\"threadsPeak\":%d,\"voluntaryContextSwitches\":%lld}\n", bench->threads_peak,
            (long long)(bench->usage_end.voluntary - bench->usage_start.voluntary));
     fflush(stdout);
 }
@@ -664,6 +686,7 @@ int main(int argc, char **argv) {
     }
 
     bench.threads_peak = count_threads();
+    bench.startup_rss_kib = resident_kib();
     uint64_t now = now_ns();
     if (options->scenario != SCENARIO_IDLE && options->warmup == 0) begin_measuring(&bench, now);
     if (options->scenario == SCENARIO_IDLE) arm_timer_fd(bench.control_timer_fd, IDLE_SETTLE_NS);

@@ -32,6 +32,9 @@ final class OperationClient: LoadClient {
     }
 
     init(options: BenchOptions, backend: CurlewBackend) throws(ClientSetupError) {
+        guard options.scenario != .stream else {
+            throw .unsupported(note: "a RequestOperation hands its response serializer the whole body; Curlew streams bodies with engine.stream and the manager's stream(for:)")
+        }
         self.request = try BenchRequest.make(options)
         self.engine = TransferEngine(
             scheduler: backend.makeScheduler(), configuration: BenchRequest.engineConfiguration(options))

@@ -1,7 +1,8 @@
-// bench-curlew: Curlew's clients. The engine directly (`curlew-*-engine`), through RequestOperation
-// on an OperationQueue (`curlew-dispatch`, `curlew-dispatch-epoll`, `curlew-runloop`, `curlew-runloop-epoll`), through the manager's
-// async/await API (`curlew-dispatch-manager`, `curlew-dispatch-epoll-manager`, `curlew-runloop-epoll-manager`), and, for the batch
-// scenario only, through OperationBatch (`curlew-*-batch`), on each backend.
+// bench-curlew: Curlew's clients. The engine directly, through a delegate (`curlew-*-engine`; `engine.stream` in the
+// stream scenario) or its async API (`curlew-dispatch-epoll-engine-async`, `curlew-runloop-epoll-engine-async`), through
+// RequestOperation on an OperationQueue (`curlew-dispatch`, `curlew-dispatch-epoll`, `curlew-runloop`, `curlew-runloop-epoll`),
+// through the manager's async path over the engine (`curlew-dispatch-manager`, `curlew-dispatch-epoll-manager`,
+// `curlew-runloop-epoll-manager`), and, for the batch scenario only, through OperationBatch (`curlew-*-batch`), on each backend.
 import BenchKit
 import Foundation
 import InMemoryTracing
@@ -18,6 +19,8 @@ BenchClientMain.run(clients: [
     "curlew-dispatch-epoll-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .dispatchEpoll) },
     "curlew-runloop-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .runLoopCFSocket) },
     "curlew-runloop-epoll-engine": { options throws(ClientSetupError) in try EngineClient(options: options, backend: .runLoopEpoll) },
+    "curlew-dispatch-epoll-engine-async": { options throws(ClientSetupError) in try EngineAsyncClient(options: options, backend: .dispatchEpoll) },
+    "curlew-runloop-epoll-engine-async": { options throws(ClientSetupError) in try EngineAsyncClient(options: options, backend: .runLoopEpoll) },
     "curlew-dispatch": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .dispatch) },
     "curlew-dispatch-epoll": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .dispatchEpoll) },
     "curlew-runloop": { options throws(ClientSetupError) in try OperationClient(options: options, backend: .runLoopCFSocket) },

@@ -20,6 +20,7 @@ final class MainRunLoopClient: LoadClient {
     /// Call on the main thread, which the harness then runs.
     init(options: BenchOptions) throws(ClientSetupError) {
         guard options.scenario != .batch else { throw .batchNotSupported }
+        guard options.scenario != .stream else { throw .streamNotMeasured }
         self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()

@@ -30,6 +30,7 @@ final class ThreadPerOperationClient: LoadClient, @unchecked Sendable {
 
     init(options: BenchOptions) throws(ClientSetupError) {
         guard options.scenario != .batch else { throw .batchNotSupported }
+        guard options.scenario != .stream else { throw .streamNotMeasured }
         self.request = try BenchRequest.make(options)
         self.protocolCheck = ProtocolCheck(options)
         var configuration = TransferEngine.Configuration()

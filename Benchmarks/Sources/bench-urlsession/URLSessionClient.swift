@@ -16,6 +16,10 @@ final class URLSessionClient: LoadClient {
         if options.scenario == .batch {
             throw .batchNotSupported
         }
+        if options.scenario == .stream {
+            throw .unsupported(
+                note: "dataTask(with:completionHandler:) buffers the whole body into one Data; reading it in chunks needs a URLSessionDataDelegate, which this client does not use")
+        }
         if options.scenario == .h2 || options.caFile != nil {
             // FoundationNetworking on Linux always uses libcurl's default CA bundle
             // (`_EasyHandle.setCARootBundlePath`; only Android reads a CA file from the environment)

@@ -16,6 +16,12 @@ struct MatrixCommand: ParsableCommand {
             process of its own for every scenario and concurrency, repeats the whole pass, and prints a \
             Markdown table per scenario on stdout. Progress goes to stderr. results.md, results.csv, \
             runs.csv, results.json and SVG charts go to the output folder. Exits 1 when any row failed.
+
+            Curlew's rows, per backend: curlew-<backend>-engine (TransferEngine through a delegate; \
+            engine.stream in the stream scenario), curlew-<backend>-engine-async (try await engine.execute), \
+            curlew-<backend>-manager (RequestOperationManager's async path straight over the engine: \
+            response(for:as:), stream(for:) when streaming), curlew-<backend> (RequestOperation on an \
+            OperationQueue). --list prints every client and scenario.
             """
     )
 
@@ -115,8 +121,9 @@ struct MatrixCommand: ParsableCommand {
         }
         out += "  (--quick: " + MatrixScenario.quick.map { "\($0.id) C=\($0.concurrencies.map(String.init).joined(separator: ","))" }
             .joined(separator: ", ") + ")\nClients:\n"
+        let nameWidth = BenchClient.all.map(\.name.count).max() ?? 0
         for client in BenchClient.all {
-            out += "  \(client.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(client.summary)"
+            out += "  \(client.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)) \(client.summary)"
                 + " [\(client.product ?? "wrk on PATH")]\n"
         }
         return out

@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// What to run: the scenarios, clients, concurrencies and repeats.
 struct MatrixOptions: ParsableArguments {
-    @Flag(help: "A reduced matrix that runs in under two minutes: small GET, POST, HTTP/2 and lateness at concurrency 16, a short idle, one pass, one-second runs.")
+    @Flag(help: "A reduced matrix that runs in under two minutes: small GET, POST, HTTP/2 and lateness at concurrency 16, 64 MiB streamed bodies, a short idle, one pass, one-second runs.")
     var quick = false
 
     @Option(help: "Passes over the whole matrix (default: 3, or 1 with --quick). Repeats of one client are never back to back.")

@@ -11,7 +11,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --url: the HTTPS base URL for the HTTP/2 scenario.", valueName: "url"))
     var tlsUrl: String?
 
-    @Option(help: "With --url: the server's paths; embedded: CurlewTestServer's /bytes/N, /echo, /delay/N; nginx: /small, /64k, /16m, /post.")
+    @Option(help: "With --url: the server's paths; embedded: CurlewTestServer's /bytes/N, /echo, /delay/N; nginx: /small, /64k, /16m, /64m, /1g, /post.")
     var urlLayout: ServerEndpoint.Layout = .embedded
 
     @Option(help: ArgumentHelp("With --tls-url: the CA certificate clients trust.", valueName: "path"))

@@ -5,10 +5,10 @@ struct SizeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Measured seconds of each load run (default: 2, or 1 with --quick).", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: "Cap on the measured requests of each load run (default: none, the duration decides).")
+    @Option(help: "Cap on the measured requests of each load run (default: none, the duration decides; the stream scenario measures 3 bodies).")
     var requests: Int?
 
-    @Option(help: "Warm-up requests before each measured phase (default: the client's own, 1,000; 200 with --quick; 3 for 16 MiB, 200 for 64 KiB).")
+    @Option(help: "Warm-up requests before each measured phase (default: the client's own, 1,000; 200 with --quick; 3 for 16 MiB, 200 for 64 KiB, 1 streamed body).")
     var warmupRequests: Int?
 
     @Option(help: ArgumentHelp("Length of the idle scenario (default: 10, or 2 with --quick).", valueName: "seconds"))

@@ -37,6 +37,10 @@ struct Aggregate: Codable, Sendable {
     var cpuMicros: Summary?
     /// Peak RSS, MiB.
     var maxRSSMiB: Summary?
+    /// RSS once the client was set up, before its first request, MiB (clients that report it).
+    var startupRSSMiB: Summary?
+    /// Peak RSS minus the RSS at start-up, per run, MiB: what the load added.
+    var rssGrowthMiB: Summary?
     /// Most threads seen.
     var threadsPeak: Summary?
     /// Context switches over the measured phase.

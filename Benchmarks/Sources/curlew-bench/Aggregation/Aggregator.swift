@@ -88,6 +88,10 @@ enum Aggregator {
             cpuMicrosPerRequest: scenario.isLoad ? summary(\.cpuMicrosPerRequest) : nil,
             cpuMicros: summary { Double($0.cpuUserMicros + $0.cpuSystemMicros) },
             maxRSSMiB: summary { Double($0.maxRSSKiB) / 1024 },
+            startupRSSMiB: Summary(results.compactMap { $0.startupRSSKiB.map { Double($0) / 1024 } }),
+            rssGrowthMiB: Summary(results.compactMap { result in
+                result.startupRSSKiB.map { Double(result.maxRSSKiB - $0) / 1024 }
+            }),
             threadsPeak: available("threadsPeak", summary { Double($0.threadsPeak) }),
             voluntaryContextSwitches: summary { Double($0.voluntaryContextSwitches) },
             involuntaryContextSwitches: summary { Double($0.involuntaryContextSwitches) },

@@ -17,7 +17,7 @@ struct CountsCommand: ParsableCommand {
         discussion: "Needs valgrind and strace (Scripts/bench.sh counts installs them). Writes counts.md and counts.json."
     )
 
-    @Option(help: ArgumentHelp("Comma-separated clients (default: curl-c, the engines, RequestOperation on each backend, the manager on two, AsyncHTTPClient, Go).", valueName: "names"))
+    @Option(help: ArgumentHelp("Comma-separated clients (default: curl-c, the engine through a delegate on each backend and through its async API on two, RequestOperation on each backend, the manager's async path over the engine on three, AsyncHTTPClient, Go).", valueName: "names"))
     var clients: String?
 
     @Option(help: "The smaller measured request count.")
@@ -49,7 +49,8 @@ struct CountsCommand: ParsableCommand {
 
     static let defaultClients = [
         "curl-c", "curlew-dispatch-engine", "curlew-dispatch-epoll-engine", "curlew-runloop-epoll-engine",
-        "curlew-runloop-engine", "curlew-dispatch", "curlew-dispatch-epoll", "curlew-runloop-epoll", "curlew-runloop",
+        "curlew-runloop-engine", "curlew-dispatch-epoll-engine-async", "curlew-runloop-epoll-engine-async",
+        "curlew-dispatch", "curlew-dispatch-epoll", "curlew-runloop-epoll", "curlew-runloop",
         "curlew-dispatch-manager", "curlew-dispatch-epoll-manager", "curlew-runloop-epoll-manager", "async-http-client",
         "go-net-http",
     ]

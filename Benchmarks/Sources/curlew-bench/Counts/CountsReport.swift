@@ -49,6 +49,9 @@ struct CountsReport: Sendable, Encodable {
                 .map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", ")
             out += "| \(row.client) | \(instructions) | \(instructionRatio) | \(syscalls) | \(syscallRatio) | \(top) |\n"
         }
+        out += "\n" + self.rows.map { row in
+            "- **\(row.client)**: " + (BenchClient.all.first { $0.name == row.client }?.summary ?? "") + "\n"
+        }.joined()
         if let client = self.profileClient, let profile = self.profile,
            let total = self.rows.first(where: { $0.client == client })?.instructions?.perRequest, total > 0 {
             out += "\n## Where \(client) spends its instructions\n\n"

@@ -53,6 +53,9 @@ struct MatrixScenario: Sendable, Hashable, Identifiable {
     /// The clients that take part, by name; `nil`: every client not made for one scenario (see
     /// ``BenchClient/isDedicated``).
     var participants: Set<String>? = nil
+    /// Measured transfers of each run when the run is counted rather than timed: bodies so large that
+    /// a timed phase would end in the middle of one and drop it. `nil`: timed (`--duration`).
+    var countedTransfers: Int? = nil
 
     /// Whether clients generate load in it (everything but idle).
     var isLoad: Bool { self.headline != .idleCost }
@@ -87,6 +90,20 @@ extension MatrixScenario {
         clientScenario: "get", resource: .large, concurrencies: [1], transport: .plain,
         bodyBytes: nil, headline: .megabytesPerSecond, wrkCanRun: true
     )
+    /// 1 GiB bodies read chunk by chunk as they arrive, one at a time: streaming throughput and memory.
+    static let stream = MatrixScenario.streaming(.gibibyte)
+
+    /// The `stream` scenario on bodies of `resource`.
+    static func streaming(_ resource: Resource) -> MatrixScenario {
+        let size = resource == .gibibyte ? "1 GiB" : "\((resource.bodyBytes ?? 0) >> 20) MiB"
+        return MatrixScenario(
+            id: "stream", title: "Streamed \(size) GET (MB/s, memory)",
+            summary: "Sequential GETs of a \(size) body on one connection, each read chunk by chunk as it arrives and dropped, never held whole; MB/s = 10⁶ body bytes per second; RSS once the client is set up and at its peak.",
+            clientScenario: "stream", resource: resource, concurrencies: [1], transport: .plain,
+            bodyBytes: nil, headline: .megabytesPerSecond, wrkCanRun: false, countedTransfers: 3
+        )
+    }
+
     /// 1 KiB POSTs.
     static let post1k = MatrixScenario(
         id: "post-1k", title: "1 KiB POST",
@@ -143,11 +160,13 @@ extension MatrixScenario {
     )
 
     /// Every scenario, in report order.
-    static let all: [MatrixScenario] = [.getSmall, .getQueued, .get64k, .get16m, .post1k, .h2, .getTLSHTTP1, .lateness, .idle, .threads, .batch]
+    static let all: [MatrixScenario] = [
+        .getSmall, .getQueued, .get64k, .get16m, .stream, .post1k, .h2, .getTLSHTTP1, .lateness, .idle, .threads, .batch,
+    ]
 
-    /// The reduced matrix of `--quick`.
+    /// The reduced matrix of `--quick` (64 MiB streamed bodies, so that a debug build's smoke run stays short).
     static let quick: [MatrixScenario] = [
-        .getSmall.with(concurrencies: [16]), .post1k, .h2.with(concurrencies: [16]),
+        .getSmall.with(concurrencies: [16]), .streaming(.mebibytes64), .post1k, .h2.with(concurrencies: [16]),
         .lateness.with(concurrencies: [16]), .idle,
     ]
 

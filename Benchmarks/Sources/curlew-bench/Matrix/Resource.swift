@@ -7,6 +7,10 @@ enum Resource: String, Codable, Sendable, Hashable {
     case medium
     /// A 16 MiB body.
     case large
+    /// A 1 GiB body (the `stream` scenario's).
+    case gibibyte
+    /// A 64 MiB body (the `stream` scenario's with `--quick`).
+    case mebibytes64
     /// A target that answers 200 to a POST (the body is read and dropped).
     case post
     /// A response that takes a long time (nginx cannot delay one: always the embedded server).
@@ -18,6 +22,8 @@ enum Resource: String, Codable, Sendable, Hashable {
         case .small: return 13
         case .medium: return 65_536
         case .large: return 16_777_216
+        case .gibibyte: return 1_073_741_824
+        case .mebibytes64: return 67_108_864
         case .post, .delayed: return nil
         }
     }
@@ -31,6 +37,8 @@ enum Resource: String, Codable, Sendable, Hashable {
         case .small: return "/small"
         case .medium: return "/64k"
         case .large: return "/16m"
+        case .gibibyte: return "/1g"
+        case .mebibytes64: return "/64m"
         case .post: return "/post"
         case .delayed: return nil
         }
@@ -39,7 +47,7 @@ enum Resource: String, Codable, Sendable, Hashable {
     /// Path on `CurlewTestServer`; `delayMilliseconds` is how long `.delayed` takes.
     func embeddedPath(delayMilliseconds: Int) -> String {
         switch self {
-        case .small, .medium, .large: return "/bytes/\(self.bodyBytes ?? 0)"
+        case .small, .medium, .large, .gibibyte, .mebibytes64: return "/bytes/\(self.bodyBytes ?? 0)"
         case .post: return "/echo"
         case .delayed: return "/delay/\(delayMilliseconds)"
         }

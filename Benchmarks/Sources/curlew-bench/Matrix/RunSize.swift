@@ -20,13 +20,27 @@ struct RunSize: Codable, Sendable, Hashable {
     var idleDelayMilliseconds: Int { Int(self.idleSeconds * 1000) + 60_000 }
 
     /// Warm-up requests for a load run of `scenario`: `--warmup-requests` (or the client's default, 1,000)
-    /// for small bodies; at most 3 for 16 MiB (a thousand would take longer than the run) and 200 for 64 KiB.
+    /// for small bodies; at most 3 for 16 MiB (a thousand would take longer than the run), 200 for 64 KiB
+    /// and 1 for the streamed bodies.
     func warmupRequests(for scenario: MatrixScenario) -> Int? {
         switch scenario.resource {
+        case .gibibyte, .mebibytes64: return min(self.warmupRequests ?? 1, 1)
         case .large: return min(self.warmupRequests ?? 3, 3)
         case .medium: return min(self.warmupRequests ?? 200, 200)
         case .small, .post, .delayed: return self.warmupRequests
         }
+    }
+
+    /// The measured transfers of a run of `scenario` that is counted rather than timed (see
+    /// ``MatrixScenario/countedTransfers``), capped by `--requests`; nil for a timed one.
+    func countedTransfers(for scenario: MatrixScenario) -> Int? {
+        scenario.countedTransfers.map { min($0, self.requests ?? $0) }
+    }
+
+    /// Body bytes one run of `scenario` moves when it is counted (warm-up included); nil otherwise.
+    func countedBytes(for scenario: MatrixScenario) -> Double? {
+        guard let transfers = self.countedTransfers(for: scenario), let bodyBytes = scenario.resource.bodyBytes else { return nil }
+        return Double((self.warmupRequests(for: scenario) ?? 0) + transfers) * Double(bodyBytes)
     }
 
     /// The delay of `scenario`'s slow responses.
@@ -53,6 +67,10 @@ struct RunSize: Codable, Sendable, Hashable {
             let waves = (self.threadsRequests + max(1, concurrency) - 1) / max(1, concurrency)
             return Double(waves + 2) * Double(self.threadsDelayMilliseconds) / 1000 * 3 + 60 + Double(concurrency / 8)
         default:
+            if let bytes = self.countedBytes(for: scenario) {
+                // At no less than 25 MB/s (a debug build's AsyncHTTPClient moves about 100).
+                return 60 + bytes / 25e6
+            }
             // Plus a second per 16 in flight: thread-per-operation at 1,024 needs most of a minute to
             // warm up, drain and end its threads (it finished in 64 s of the former 68 s limit).
             return self.durationSeconds * 4 + 60 + Double(concurrency / 16)

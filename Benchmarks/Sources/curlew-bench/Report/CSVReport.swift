@@ -10,7 +10,8 @@ enum CSVReport {
             ("requests_per_second", \.requestsPerSecond), ("megabytes_per_second", \.megabytesPerSecond),
             ("latency_p50_us", \.latencyP50), ("latency_p90_us", \.latencyP90), ("latency_p99_us", \.latencyP99),
             ("latency_p999_us", \.latencyP999), ("cpu_us_per_request", \.cpuMicrosPerRequest),
-            ("cpu_us", \.cpuMicros), ("max_rss_mib", \.maxRSSMiB), ("threads_peak", \.threadsPeak),
+            ("cpu_us", \.cpuMicros), ("max_rss_mib", \.maxRSSMiB), ("startup_rss_mib", \.startupRSSMiB),
+            ("rss_growth_mib", \.rssGrowthMiB), ("threads_peak", \.threadsPeak),
             ("voluntary_cs", \.voluntaryContextSwitches), ("involuntary_cs", \.involuntaryContextSwitches),
             ("voluntary_cs_per_request", \.voluntaryPerRequest), ("involuntary_cs_per_request", \.involuntaryPerRequest),
             ("lateness_p50_us", \.latenessP50), ("lateness_p99_us", \.latenessP99), ("lateness_max_us", \.latenessMax),
@@ -39,7 +40,7 @@ enum CSVReport {
         let header = [
             "repeat", "scenario", "concurrency", "client", "status", "requests", "errors", "elapsed_s",
             "bytes_received", "requests_per_second", "latency_p50_us", "latency_p90_us", "latency_p99_us",
-            "latency_p999_us", "latency_max_us", "cpu_user_us", "cpu_system_us", "max_rss_kib", "threads_peak",
+            "latency_p999_us", "latency_max_us", "cpu_user_us", "cpu_system_us", "max_rss_kib", "startup_rss_kib", "threads_peak",
             "voluntary_cs", "involuntary_cs", "lateness_p50_us", "lateness_p99_us", "process_cpu_us",
             "process_max_rss_kib", "termination", "wall_s", "server", "url", "reason",
         ]
@@ -55,7 +56,8 @@ enum CSVReport {
                 result.map { self.number($0.latency.p50) } ?? "", result.map { self.number($0.latency.p90) } ?? "",
                 result.map { self.number($0.latency.p99) } ?? "", result.map { self.number($0.latency.p999) } ?? "",
                 result.map { self.number($0.latency.max) } ?? "", value(\.cpuUserMicros), value(\.cpuSystemMicros),
-                value(\.maxRSSKiB), value(\.threadsPeak), value(\.voluntaryContextSwitches),
+                value(\.maxRSSKiB), result?.startupRSSKiB.map(String.init) ?? "", value(\.threadsPeak),
+                value(\.voluntaryContextSwitches),
                 value(\.involuntaryContextSwitches),
                 result?.mainThreadLateness.map { self.number($0.p50) } ?? "",
                 result?.mainThreadLateness.map { self.number($0.p99) } ?? "",

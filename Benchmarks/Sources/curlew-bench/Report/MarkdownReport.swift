@@ -44,8 +44,9 @@ enum MarkdownReport {
             Ratios (× curl-c, × curlew-dispatch) are paired: client ÷ baseline within one pass, then the \
             median over passes, range in parentheses. Latency: per request, start to completion. CPU: \
             user + system over the measured phase (getrusage), per request. RSS: peak. cs: context \
-            switches (vol. = the process blocked and woke up; invol. = preempted). wrk's CPU, RSS and cs \
-            are its whole process's (wait4) and it has no p99.9.
+            switches (vol. = the process blocked and woke up; invol. = preempted). MB/s tables add the RSS \
+            once the client is set up (before its first request) and the peak's growth over it, per run. \
+            wrk's CPU, RSS and cs are its whole process's (wait4) and it has no p99.9.
             - **Took:** \(Format.significant(minutes)) min
 
             | scenario | server | URL |
@@ -91,7 +92,12 @@ enum MarkdownReport {
         switch scenario.headline {
         case .requestsPerSecond, .megabytesPerSecond:
             let bulk = scenario.headline == .megabytesPerSecond
-            columns = [
+            // MB/s tables: the RSS once set up and the peak's growth over it (the streamed bodies' bound).
+            let memory: [(String, (Aggregate) -> String)] = bulk
+                ? [("RSS at start MiB", { Format.median($0.startupRSSMiB) }), ("peak RSS MiB", rss),
+                   ("peak − start MiB", { Format.median($0.rssGrowthMiB) })]
+                : [("RSS MiB", rss)]
+            var load: [(String, (Aggregate) -> String)] = [
                 (bulk ? "MB/s" : "req/s", { Format.spread(bulk ? $0.megabytesPerSecond : $0.requestsPerSecond) }),
                 ("× curl-c", { self.ratio($0, baseline: BenchClient.curlC, $0.ratioToCurlC) }),
                 ("× curlew-dispatch", { self.ratio($0, baseline: BenchClient.curlewDispatch, $0.ratioToCurlewDispatch) }),
@@ -100,11 +106,14 @@ enum MarkdownReport {
                 ("p99", { Format.median($0.latencyP99, Format.micros) }),
                 ("p99.9", { Format.median($0.latencyP999, Format.micros) }),
                 (bulk ? "CPU/transfer" : "CPU/req", perRequestCPU),
-                ("RSS MiB", rss),
+            ]
+            load += memory
+            load += [
                 ("threads", threads),
                 ("vol. cs/req", { Format.median($0.voluntaryPerRequest) }),
                 ("invol. cs/req", { Format.median($0.involuntaryPerRequest) }),
             ]
+            columns = load
         case .mainThreadLateness:
             columns = [
                 ("lateness p50", { Format.median($0.latenessP50, Format.micros) }),

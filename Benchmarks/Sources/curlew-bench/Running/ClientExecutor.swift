@@ -80,6 +80,9 @@ struct ClientExecutor {
         if result.errors > 0 {
             return (.failed, "\(result.errors) of \(result.requests) transfers failed" + suffix)
         }
+        if let bodyBytes = run.scenario.resource.bodyBytes, let problem = BodyBytesCheck.problem(in: result, bodyBytes: bodyBytes) {
+            return (.failed, problem)
+        }
         return (.ok, nil)
     }
 

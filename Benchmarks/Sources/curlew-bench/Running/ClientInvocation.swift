@@ -1,7 +1,7 @@
 /// The command line of a client for one run (the contract in `BenchKit/ClientResult.swift`):
 ///
 /// ```
-/// <binary> --client NAME --url URL --scenario get|post|h2|idle|lateness|batch --concurrency C
+/// <binary> --client NAME --url URL --scenario get|stream|post|h2|idle|lateness|batch --concurrency C
 ///          [--connections K] [--requests N] [--duration-seconds S] [--warmup-requests W] [--body-bytes B] [--ca-file PATH]
 /// ```
 enum ClientInvocation {
@@ -20,8 +20,12 @@ enum ClientInvocation {
             // A fixed number of slow transfers: every one of them is in flight for the whole delay.
             arguments += ["--requests", String(size.threadsRequests), "--warmup-requests", "0"]
         case .requestsPerSecond, .megabytesPerSecond, .mainThreadLateness:
-            arguments += ["--duration-seconds", self.format(size.durationSeconds)]
-            if let requests = size.requests { arguments += ["--requests", String(requests)] }
+            if let transfers = size.countedTransfers(for: scenario) {
+                arguments += ["--requests", String(transfers)]
+            } else {
+                arguments += ["--duration-seconds", self.format(size.durationSeconds)]
+                if let requests = size.requests { arguments += ["--requests", String(requests)] }
+            }
             if let warmup = size.warmupRequests(for: scenario) { arguments += ["--warmup-requests", String(warmup)] }
         }
         if let bodyBytes = scenario.bodyBytes { arguments += ["--body-bytes", String(bodyBytes)] }

@@ -28,7 +28,9 @@ final class ProgressReporter {
         case .threads:
             let waves = Double((size.threadsRequests + run.concurrency - 1) / max(1, run.concurrency))
             return waves * Double(size.threadsDelayMilliseconds) / 1000 + 1.5
-        default: return size.durationSeconds + 0.7
+        default:
+            // Counted runs at about 1 GB/s.
+            return (size.countedBytes(for: run.scenario).map { $0 / 1e9 } ?? size.durationSeconds) + 0.7
         }
     }
 
@@ -89,7 +91,8 @@ final class ProgressReporter {
             return "\(Format.count(result.requestsPerSecond)) req/s, p99 \(Format.micros(result.latency.p99))"
         case .megabytesPerSecond:
             let megabytes = result.elapsedSeconds > 0 ? Double(result.bytesReceived) / result.elapsedSeconds / 1e6 : 0
-            return "\(Format.count(megabytes)) MB/s"
+            let start = result.startupRSSKiB.map { ", \(Format.significant(Double($0) / 1024)) MiB at start" } ?? ""
+            return "\(Format.count(megabytes)) MB/s, peak RSS \(Format.significant(Double(result.maxRSSKiB) / 1024)) MiB\(start)"
         case .mainThreadLateness:
             let lateness = result.mainThreadLateness.map { Format.micros($0.p99) } ?? Format.none
             return "lateness p99 \(lateness), \(Format.count(result.requestsPerSecond)) req/s"

@@ -82,7 +82,8 @@ final class NginxServer {
         ScratchFolder.remove(self.folder)
     }
 
-    /// `/small` (13 bytes), `/64k`, `/16m`, world-readable (the worker may run as nobody).
+    /// `/small` (13 bytes), `/64k`, `/16m`, and the streamed bodies `/64m` and `/1g` as sparse files (zeros,
+    /// no disk; sendfile serves them from the page cache), world-readable (the worker may run as nobody).
     private static func writeDocuments(into root: String) throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -93,6 +94,14 @@ final class NginxServer {
                 : (0..<size).map { pattern[$0 % pattern.count] }
             try Data(bytes).write(to: URL(fileURLWithPath: root + "/" + name))
             chmod(root + "/" + name, 0o644)
+        }
+        for resource in [Resource.mebibytes64, .gibibyte] {
+            guard let path = resource.nginxPath, let size = resource.bodyBytes else { continue }
+            guard manager.createFile(atPath: root + path, contents: nil),
+                  truncate(root + path, off_t(size)) == 0 else {
+                throw ServerStartError(description: "cannot make the \(size)-byte file \(root + path): \(String(cString: strerror(errno)))")
+            }
+            chmod(root + path, 0o644)
         }
         chmod(root, 0o755)
     }

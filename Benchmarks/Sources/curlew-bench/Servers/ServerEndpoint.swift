@@ -12,7 +12,7 @@ struct ServerEndpoint: Sendable, Hashable {
 
     /// Which paths the server answers on (see ``Resource``).
     enum Layout: String, Codable, Sendable, CaseIterable {
-        /// Files `/small`, `/64k`, `/16m` and `/post` (the nginx the runner configures).
+        /// Files `/small`, `/64k`, `/16m`, `/64m`, `/1g` and `/post` (the nginx the runner configures).
         case nginx
         /// `CurlewTestServer` routes: `/bytes/N`, `/echo`, `/delay/N`.
         case embedded
