@@ -13,34 +13,10 @@ import Glibc
 /// full disk — leaves it exactly as it was (absent, or its old bytes), with no temporary file beside it.
 @Suite("Downloads: all or nothing")
 struct DownloadReplacementTests {
-    // Computed: LeakSanitizer cannot follow a static `Data` (Scripts/leaks.sh says why).
-    static var oldBytes: Data { Data("the user's own file\n".utf8) }
-
-    /// A new directory holding `body.bin` with ``oldBytes`` (or nothing, unless `existing`),
-    /// removed afterwards.
-    static func withDestination(existing: Bool = true, _ body: (URL, URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-replace-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = directory.appendingPathComponent("body.bin")
-        if existing { try Self.oldBytes.write(to: destination) }
-        try await body(directory, destination)
-    }
-
-    /// The directory holds the old destination alone: its bytes unchanged, no temporary file.
-    static func expectUntouched(_ directory: URL, _ destination: URL, existing: Bool = true,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(names == (existing ? ["body.bin"] : []), "files left: \(names)", sourceLocation: sourceLocation)
-        if existing {
-            #expect(try Data(contentsOf: destination) == Self.oldBytes, "the destination changed", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test("a 404 leaves an existing file's bytes and no temporary; its body's start is delivered",
           arguments: BackendConfiguration.allCases)
     func errorStatusKeepsFile(_ backend: BackendConfiguration) async throws {
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 var request = try TransferRequest.get(.status(404))
                 request.destination = .file(destination)
@@ -49,19 +25,19 @@ struct DownloadReplacementTests {
                 #expect(response.fileURL == nil)
                 #expect(response.body.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("404") == true,
                         "\(String(describing: response.body))")
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
 
     @Test("a 404 leaves an absent destination absent", arguments: BackendConfiguration.allCases)
     func errorStatusLeavesNoFile(_ backend: BackendConfiguration) async throws {
-        try await Self.withDestination(existing: false) { directory, destination in
+        try await DownloadFixture.withDestination(existing: false) { directory, destination in
             try await withEngine(backend) { engine in
                 var request = try TransferRequest.get(.status(503))
                 request.destination = .file(destination)
                 #expect(try await engine.fetch(request).fileURL == nil)
-                try Self.expectUntouched(directory, destination, existing: false)
+                try DownloadFixture.expectUntouched(directory, destination, existing: false)
             }
         }
     }
@@ -69,7 +45,7 @@ struct DownloadReplacementTests {
     @Test("a status the request keeps replaces the file, an error status too when asked for",
           arguments: BackendConfiguration.allCases)
     func keptStatusesReplace(_ backend: BackendConfiguration) async throws {
-        try await Self.withDestination { _, destination in
+        try await DownloadFixture.withDestination { _, destination in
             try await withEngine(backend) { engine in
                 var request = try TransferRequest.get(.bytes(100_000))
                 request.destination = .file(destination)
@@ -89,7 +65,7 @@ struct DownloadReplacementTests {
     @Test("a cancel mid-body leaves the old bytes and no temporary", arguments: BackendConfiguration.allCases)
     func cancelMidBody(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let recorder = TransferRecorder(engine)
                 // The head and 10 of 1,000 bytes, then silence: the body is under way until cancelled.
@@ -101,19 +77,19 @@ struct DownloadReplacementTests {
                 transfer.cancel()
                 let result = try #require(await recorder.result())
                 #expect(result.failureCode == .cancelled, "\(result)")
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
 
     @Test("a connection closed mid-body leaves the old bytes and no temporary", arguments: BackendConfiguration.allCases)
     func brokenMidBody(_ backend: BackendConfiguration) async throws {
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 var request = try TransferRequest.get(.closeMidBody(bytes: 1 << 20))
                 request.destination = .file(destination)
                 #expect(try await engine.failure(request).code == .networkConnectionLost)
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
@@ -140,7 +116,7 @@ struct DownloadReplacementTests {
         guard let server = try? TestServer.start() else { Self.fail("no test server") }
         let engine = TransferEngine(scheduler: backend.makeScheduler())
         do {
-            try await Self.withDestination { directory, destination in
+            try await DownloadFixture.withDestination { directory, destination in
                 let request = TransferRequest(url: server.url(.bytes(4 << 20)), destination: .file(destination))
                 do throws(TransferError) {
                     let response = try await engine.execute(request)
@@ -150,7 +126,7 @@ struct DownloadReplacementTests {
                 }
                 let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
                 guard names == ["body.bin"] else { Self.fail("files left: \(names)") }
-                guard try Data(contentsOf: destination) == Self.oldBytes else { Self.fail("the destination changed") }
+                guard try Data(contentsOf: destination) == DownloadFixture.oldBytes else { Self.fail("the destination changed") }
             }
         } catch {
             Self.fail("\(error)")

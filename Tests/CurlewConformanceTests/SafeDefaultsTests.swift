@@ -40,12 +40,12 @@ struct SafeDefaultsTests {
         let server = try testServer()
         try await withEngine(backend) { engine in
             for existing in [false, true] {
-                try await DownloadReplacementTests.withDestination(existing: existing) { directory, destination in
+                try await DownloadFixture.withDestination(existing: existing) { directory, destination in
                     let request = TransferRequest(url: server.faultURL(.doubleGzipBomb), destination: .file(destination))
                     let error = try await engine.failure(request)
                     #expect(error.code == .responseTooLarge)
                     #expect(error.message.contains("decompressionLimit"), "\(error)")
-                    try DownloadReplacementTests.expectUntouched(directory, destination, existing: existing)
+                    try DownloadFixture.expectUntouched(directory, destination, existing: existing)
                 }
             }
         }

@@ -11,29 +11,6 @@ import Testing
 /// operation's (or the transfer's) beside it.
 @Suite("RequestOperation: downloads all or nothing")
 struct DownloadStagingTests {
-    // Computed: LeakSanitizer cannot follow a static `Data` (Scripts/leaks.sh says why).
-    static var oldBytes: Data { Data("the user's own file\n".utf8) }
-
-    /// A new directory holding `body.bin` with ``oldBytes`` (unless not `existing`), removed afterwards.
-    static func withDestination(existing: Bool = true, _ body: (URL, URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-op-dl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = directory.appendingPathComponent("body.bin")
-        if existing { try Self.oldBytes.write(to: destination) }
-        try await body(directory, destination)
-    }
-
-    /// The directory holds the old destination alone, unchanged.
-    static func expectUntouched(_ directory: URL, _ destination: URL, existing: Bool = true,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(names == (existing ? ["body.bin"] : []), "files left: \(names)", sourceLocation: sourceLocation)
-        if existing {
-            #expect(try Data(contentsOf: destination) == Self.oldBytes, "the destination changed", sourceLocation: sourceLocation)
-        }
-    }
-
     /// Runs an operation for `route` into `destination` with `serializer` and waits for its one finish.
     static func download(
         _ url: URL, to destination: URL, serializer: any ResponseSerializer, engine: TransferEngine,
@@ -59,7 +36,7 @@ struct DownloadStagingTests {
     @Test("success replaces the destination; response.fileURL is the destination", arguments: BackendConfiguration.allCases)
     func success(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let (operation, record) = await Self.download(server.url(.bytes(300_000)), to: destination,
                                                               serializer: HTTPResponseSerializer(), engine: engine)
@@ -76,7 +53,7 @@ struct DownloadStagingTests {
     func refusedStatus(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         for existing in [true, false] {
-            try await Self.withDestination(existing: existing) { directory, destination in
+            try await DownloadFixture.withDestination(existing: existing) { directory, destination in
                 try await withEngine(backend) { engine in
                     let (operation, record) = await Self.download(server.url(.status(404)), to: destination,
                                                                   serializer: HTTPResponseSerializer(), engine: engine)
@@ -85,7 +62,7 @@ struct DownloadStagingTests {
                     #expect(error.body.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("404") == true,
                             "the error body is attached: \(String(describing: error.body))")
                     #expect(operation.response?.fileURL == nil)
-                    try Self.expectUntouched(directory, destination, existing: existing)
+                    try DownloadFixture.expectUntouched(directory, destination, existing: existing)
                 }
             }
         }
@@ -95,13 +72,13 @@ struct DownloadStagingTests {
           arguments: BackendConfiguration.allCases)
     func refusedValidation(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let (operation, record) = await Self.download(server.url(.bytes(100_000)), to: destination,
                                                               serializer: RefusingSerializer(), engine: engine)
                 #expect(record.error is RefusingSerializer.Refused, "\(String(describing: record.error))")
                 #expect(operation.response?.fileURL == nil)
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
@@ -109,7 +86,7 @@ struct DownloadStagingTests {
     @Test("a cancel mid-body leaves the old bytes", arguments: BackendConfiguration.allCases)
     func cancelMidBody(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let received = Locked<Int64>(0)
                 let request = TransferRequest(url: server.faultURL(.stallBody), destination: .file(destination))
@@ -122,7 +99,7 @@ struct DownloadStagingTests {
                 operation.cancel()
                 await probe.expectFinishedOnce()
                 #expect(probe.cancellation != nil, "\(String(describing: probe.record.value.error))")
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
@@ -130,12 +107,12 @@ struct DownloadStagingTests {
     @Test("a connection closed mid-body leaves the old bytes", arguments: BackendConfiguration.allCases)
     func brokenMidBody(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let (_, record) = await Self.download(server.url(.closeMidBody(bytes: 1 << 20)), to: destination,
                                                       serializer: HTTPResponseSerializer(), engine: engine)
                 #expect((record.error as? TransferError)?.code == .networkConnectionLost, "\(String(describing: record.error))")
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
@@ -144,7 +121,7 @@ struct DownloadStagingTests {
     func retried(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         let key = "op-dl-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let (operation, record) = await Self.download(
                     server.url(.flaky(key: key, failures: 2)), to: destination, serializer: HTTPResponseSerializer(),
@@ -162,14 +139,14 @@ struct DownloadStagingTests {
           arguments: BackendConfiguration.allCases)
     func unvalidated(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend) { engine in
                 let (operation, record) = await Self.download(server.url(.status(404)), to: destination,
                                                               serializer: DataResponseSerializer(), engine: engine)
                 #expect(record.successes == 1)
                 #expect((record.object as? Data).map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("404") == true)
                 #expect(operation.response?.fileURL == nil)
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }

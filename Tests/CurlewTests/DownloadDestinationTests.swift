@@ -10,34 +10,11 @@ import Testing
 /// file beside it; only a download that succeeded replaces it. The stub keeps the same rule.
 @Suite("RequestOperationManager: downloads all or nothing")
 struct DownloadDestinationTests {
-    // Computed: LeakSanitizer cannot follow a static `Data` (Scripts/leaks.sh says why).
-    static var oldBytes: Data { Data("the user's own file\n".utf8) }
-
-    /// A new directory holding `body.bin` with ``oldBytes`` (unless not `existing`), removed afterwards.
-    static func withDestination(existing: Bool = true, _ body: (URL, URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-mgr-dl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = directory.appendingPathComponent("body.bin")
-        if existing { try Self.oldBytes.write(to: destination) }
-        try await body(directory, destination)
-    }
-
-    /// The directory holds the old destination alone, unchanged.
-    static func expectUntouched(_ directory: URL, _ destination: URL, existing: Bool = true,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(names == (existing ? ["body.bin"] : []), "files left: \(names)", sourceLocation: sourceLocation)
-        if existing {
-            #expect(try Data(contentsOf: destination) == Self.oldBytes, "the destination changed", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test("a 404 keeps the user's file, or its absence, and says why", arguments: BackendConfiguration.allCases)
     func refusedStatus(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
             for existing in [true, false] {
-                try await Self.withDestination(existing: existing) { directory, destination in
+                try await DownloadFixture.withDestination(existing: existing) { directory, destination in
                     do {
                         try await api.download(Route.status(404).path, to: destination)
                         Issue.record("a 404 download succeeded")
@@ -45,7 +22,7 @@ struct DownloadDestinationTests {
                         #expect(error.refusedStatus == 404)
                         #expect(error.body.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("404") == true)
                     }
-                    try Self.expectUntouched(directory, destination, existing: existing)
+                    try DownloadFixture.expectUntouched(directory, destination, existing: existing)
                 }
             }
         }
@@ -54,7 +31,7 @@ struct DownloadDestinationTests {
     @Test("a download that succeeds replaces the file", arguments: BackendConfiguration.allCases)
     func success(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
-            try await Self.withDestination { directory, destination in
+            try await DownloadFixture.withDestination { directory, destination in
                 let response = try await api.download(Route.bytes(200_000).path, to: destination)
                 #expect(response.fileURL == destination)
                 #expect(try Data(contentsOf: destination) == Data(TestServer.expectedBody(count: 200_000)))
@@ -67,7 +44,7 @@ struct DownloadDestinationTests {
     func cancelMidBody(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await withManager(backend) { api in
-            try await Self.withDestination { directory, destination in
+            try await DownloadFixture.withDestination { directory, destination in
                 let received = Locked<Int64>(0)
                 // The head and 10 of 1,000 bytes, then silence: the body is under way until cancelled.
                 let path = server.faultURL(.stallBody).absoluteString
@@ -83,7 +60,7 @@ struct DownloadDestinationTests {
                 }
                 // A cancelled task returns at once; the operation finishes (and removes its files) after.
                 #expect(await waitUntil { api.operationQueue.operationCount == 0 }, "the operation never finished")
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
@@ -91,11 +68,11 @@ struct DownloadDestinationTests {
     @Test("a connection closed mid-body keeps the user's file", arguments: BackendConfiguration.allCases)
     func brokenMidBody(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
-            try await Self.withDestination { directory, destination in
+            try await DownloadFixture.withDestination { directory, destination in
                 await #expect(throws: TransferError.self) {
                     try await api.download(Route.closeMidBody(bytes: 1 << 20).path, to: destination)
                 }
-                try Self.expectUntouched(directory, destination)
+                try DownloadFixture.expectUntouched(directory, destination)
             }
         }
     }
@@ -106,9 +83,9 @@ struct DownloadDestinationTests {
         stub.respond(to: "/file", with: .text("contents"))
         stub.respond(to: "/missing", with: .text("no such file", status: 404))
         let api = RequestOperationManager(baseURL: URL(string: "https://api.example.com/"), transport: stub)
-        try await Self.withDestination { directory, destination in
+        try await DownloadFixture.withDestination { directory, destination in
             await #expect(throws: ResponseSerializationError.self) { try await api.download("missing", to: destination) }
-            try Self.expectUntouched(directory, destination)
+            try DownloadFixture.expectUntouched(directory, destination)
             let response = try await api.download("file", to: destination)
             #expect(response.fileURL == destination)
             #expect(try String(contentsOf: destination, encoding: .utf8) == "contents")
