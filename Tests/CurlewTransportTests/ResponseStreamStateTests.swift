@@ -281,6 +281,26 @@ struct ResponseStreamStateTests {
         }
     }
 
+    @Test("the consumer takes what is ready without waiting", arguments: Situation.allCases)
+    func takeReady(_ situation: Situation) {
+        var state = Self.make(situation)
+        var taken = Self.make(situation)
+        // Taking what is ready answers what `next` answers, except that it never keeps a waiter.
+        var got: [Got] = []
+        while let action = taken.takeReady() {
+            got.append(Got(action))
+            guard case .chunk = got.last else { break }
+        }
+        var expected = Self.drain(&state)
+        if expected.last == .wait || (situation == .bodyWaiting && expected.last == .fail(.invalidRequest)) {
+            expected.removeLast()
+        }
+        #expect(got == expected, "\(situation)")
+        if situation.end == nil, situation != .bodyWaiting {
+            #expect(Got(taken.offer(Self.chunk(3))) == .stored, "no waiter was kept: a chunk is buffered, not delivered")
+        }
+    }
+
     @Test("the consumer cancels", arguments: Situation.allCases)
     func cancel(_ situation: Situation) {
         var state = Self.make(situation)

@@ -59,7 +59,7 @@ public final class ResponseBodyStream: Sendable, Hashable {
     /// Creates an empty stream.
     ///
     /// - Parameter bufferSize: How many bytes may wait for the consumer before the transfer is paused
-    ///   (at least 1; one chunk from curl, up to 16 KiB, may come on top).
+    ///   (at least 1; one read of curl's may come on top: as large as this, between 16 and 256 KiB).
     public init(bufferSize: Int = ResponseBodyStream.defaultBufferSize) {
         self.bufferSize = max(1, bufferSize)
         self.guarded = Locked(Guarded(state: ResponseStreamState(limit: self.bufferSize)))
@@ -110,6 +110,21 @@ public final class ResponseBodyStream: Sendable, Hashable {
     ///   (which cancels the transfer).
     func next() async throws(TransferError) -> Data? {
         if Task.isCancelled { self.cancel() }
+        // What is buffered is taken without suspending: a suspension costs a trip through the
+        // executor (a thread woken) for every chunk.
+        let (ready, readyProducer) = self.guarded.withLock { guarded -> (ResponseStreamState<HeadWaiter, BodyWaiter>.NextAction?, Producer?) in
+            let action = guarded.state.takeReady()
+            if case .chunk(_, true) = action { return (action, guarded.producer) }
+            return (action, nil)
+        }
+        switch ready {
+        case .chunk(let chunk, _):
+            readyProducer?.resume()
+            return chunk
+        case .end: return nil
+        case .fail(let error): throw error
+        case .wait, nil: break
+        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: BodyWaiter) in
                 let (action, producer) = self.guarded.withLock { guarded in

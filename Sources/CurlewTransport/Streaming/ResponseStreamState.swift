@@ -140,6 +140,16 @@ struct ResponseStreamState<HeadWaiter: Sendable, BodyWaiter: Sendable>: Sendable
 
     /// The consumer asks for the next chunk. A second consumer waiting at the same time is refused.
     mutating func next(_ waiter: BodyWaiter) -> NextAction {
+        if let ready = self.takeReady() { return ready }
+        guard self.bodyWaiter == nil else { return .fail(Self.oneConsumer) }
+        self.bodyWaiter = waiter
+        return .wait
+    }
+
+    /// What the consumer can have without waiting: a buffered chunk, the end or the failure; `nil`
+    /// when it would have to wait. This lets a consumer that is behind take chunks without
+    /// suspending (and being scheduled again) for each.
+    mutating func takeReady() -> NextAction? {
         if self.first < self.chunks.count {
             let chunk = self.chunks[self.first]
             self.first += 1
@@ -158,10 +168,7 @@ struct ResponseStreamState<HeadWaiter: Sendable, BodyWaiter: Sendable>: Sendable
         switch self.end {
         case .some(.none): return .end
         case .some(.some(let error)): return .fail(error)
-        case .none:
-            guard self.bodyWaiter == nil else { return .fail(Self.oneConsumer) }
-            self.bodyWaiter = waiter
-            return .wait
+        case .none: return nil
         }
     }
 
