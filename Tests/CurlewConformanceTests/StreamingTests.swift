@@ -139,14 +139,16 @@ struct StreamingTests {
     /// What may hold the bytes of a firehose a client stopped reading, in its order along the way:
     /// NIO's high-water mark on the server (64 KiB) and one of its 64 KiB writes, the server's socket
     /// send buffer and the client's receive buffer (at most the third fields of `tcp_wmem` and
-    /// `tcp_rmem`), curl's kept chunk and the stream's buffer with one chunk over it (16 KiB each).
+    /// `tcp_rmem`), curl's kept read and the stream's buffer with one read over it (a streamed body's
+    /// reads are as large as its buffer, between 16 and 256 KiB).
     static func firehoseBound(bufferSize: Int) throws -> Int {
         func maximum(_ file: String) throws -> Int {
             let fields = try String(contentsOfFile: file, encoding: .utf8).split(whereSeparator: \.isWhitespace)
             return try #require(fields.count == 3 ? Int(fields[2]) : nil, "\(file): \(fields)")
         }
         let kernel = try maximum("/proc/sys/net/ipv4/tcp_wmem") + maximum("/proc/sys/net/ipv4/tcp_rmem")
-        return (64 << 10) * 2 + kernel + 2 * (16 << 10) + bufferSize
+        let read = min(max(bufferSize, 16 << 10), 256 << 10)
+        return (64 << 10) * 2 + kernel + 2 * read + bufferSize
     }
 
     /// How a firehose reaches the client.

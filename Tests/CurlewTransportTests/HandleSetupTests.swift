@@ -55,6 +55,20 @@ struct HandleSetupTests {
         #expect(try self.setup { $0.maximumUploadBytesPerSecond = 0 } == base, "a rate of 0 is no limit")
     }
 
+    @Test("a streamed body reads as much at once as its buffer allows, between 16 and 256 KiB")
+    func streamedBodyReceiveBuffer() throws {
+        let attempt = Attempt(target: try RequestTarget(validating: "http://a.test/x"), method: .get, headerFields: [:],
+                              sendsBody: false, redirectCount: 0, resume: nil)
+        func setup(streaming bufferSize: Int?) -> HandleSetup {
+            HandleSetup(options: TransferOptions(), attempt: attempt, sendsBody: false, streamBufferSize: bufferSize)
+        }
+        #expect(setup(streaming: nil).receiveBufferSize == nil, "other bodies keep curl's default")
+        #expect(setup(streaming: ResponseBodyStream.defaultBufferSize).receiveBufferSize == 256 << 10)
+        #expect(setup(streaming: 64 << 10).receiveBufferSize == 64 << 10)
+        #expect(setup(streaming: 1).receiveBufferSize == 16 << 10)
+        #expect(setup(streaming: 64 << 10) != setup(streaming: nil), "a pooled handle is reset between the two")
+    }
+
     @Test("setups with secrets are never kept")
     func secretsAreNotKept() throws {
         #expect(try !self.setup { $0.credentials = TransferCredentials(user: "u", password: "p") }.isReusable)

@@ -10,8 +10,9 @@
 ///
 /// The default, `.ratio(100)`, is four times AsyncHTTPClient's suggested `.ratio(25)`: text and JSON
 /// compress 3–20 times, so a legitimate body stays far below it (a false positive costs a failed
-/// request), while a bomb stops after about 100 × 16 KiB = 1.6 MB (curl decodes one 16 KiB read at a
-/// time; gzip's own ceiling is about 1,032:1).
+/// request), while a bomb stops after about 100 times one read of curl's (16 KiB, 1.6 MB decoded; a
+/// streamed body reads up to 256 KiB at once, and its buffer pauses the transfer anyway); gzip's own
+/// ceiling is about 1,032:1.
 ///
 /// ```swift
 /// var options = TransferOptions()

@@ -42,6 +42,9 @@ struct HandleSetup: Equatable {
     var pinnedPublicKeys: String?
     var maximumUploadBytesPerSecond: Int64?
     var maximumDownloadBytesPerSecond: Int64?
+    /// `CURLOPT_BUFFERSIZE`: how many bytes curl reads from the socket at once and hands to the write
+    /// callback in one call; `nil` keeps curl's 16 KiB.
+    var receiveBufferSize: Int?
     /// The cookie jar (`CURLOPT_SHARE` and curl's cookie engine). Not a secret of the handle's: a pooled
     /// handle keeps it for the next transfer with the same jar, and holds the jar (and its share)
     /// alive while it does; any other transfer's setup differs, and resets the handle.
@@ -52,7 +55,16 @@ struct HandleSetup: Equatable {
     /// The setup of `attempt` of a transfer with `options`; `sendsCookies` is `false` for an attempt
     /// to another origin than the request's own (cookies ignore ports and, unless `Secure`, schemes,
     /// so curl alone would send them there).
-    init(options: TransferOptions, attempt: Attempt, sendsBody: Bool, sendsCookies: Bool = true) {
+    /// The receive buffer for a body that goes to a ``ResponseBodyStream`` with `bufferSize`: each
+    /// read of curl's becomes one chunk, and every chunk may wake the consumer's task, so the reads
+    /// are as large as the stream's buffer allows, between curl's default 16 KiB and 256 KiB
+    /// (`Docs/Decisions/0029-stream-receive-buffer.md`).
+    static func streamReceiveBufferSize(bufferSize: Int) -> Int {
+        min(max(bufferSize, 16 << 10), 256 << 10)
+    }
+
+    init(options: TransferOptions, attempt: Attempt, sendsBody: Bool, sendsCookies: Bool = true,
+         streamBufferSize: Int? = nil) {
         let method = attempt.method
         if sendsBody {
             self.method = .body(customName: method == .post ? nil : method.rawValue)
@@ -73,6 +85,7 @@ struct HandleSetup: Equatable {
             ? nil : options.tls.pinnedPublicKeys.map(\.description).joined(separator: ";")
         self.maximumUploadBytesPerSecond = options.maximumUploadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         self.maximumDownloadBytesPerSecond = options.maximumDownloadBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        self.receiveBufferSize = streamBufferSize.map(Self.streamReceiveBufferSize(bufferSize:))
         self.cookieJar = sendsCookies ? options.cookieJar : nil
         self.isReusable = options.credentials == nil && options.wireTracer == nil
             && options.tls.clientCertificate == nil && self.route.isReusable
@@ -151,5 +164,6 @@ struct HandleSetup: Equatable {
         if let pins = self.pinnedPublicKeys { try easy.set(CURLOPT_PINNEDPUBLICKEY, pins) }
         if let rate = self.maximumUploadBytesPerSecond { try easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate) }
         if let rate = self.maximumDownloadBytesPerSecond { try easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: rate) }
+        if let size = self.receiveBufferSize { try easy.set(CURLOPT_BUFFERSIZE, size) }
     }
 }

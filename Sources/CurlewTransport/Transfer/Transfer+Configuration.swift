@@ -12,7 +12,10 @@ extension Transfer {
         let bodyLength = self.bodyLength(for: attempt)
         // The first attempt goes to the request's own origin; a redirect's is checked.
         let sendsCookies = options.cookieJar != nil && (attempt.redirectCount == 0 || self.sendsCredentials(to: attempt))
-        let setup = HandleSetup(options: options, attempt: attempt, sendsBody: bodyLength != nil, sendsCookies: sendsCookies)
+        var streamBufferSize: Int?
+        if case .stream(let stream) = self.request.destination { streamBufferSize = stream.bufferSize }
+        let setup = HandleSetup(options: options, attempt: attempt, sendsBody: bodyLength != nil, sendsCookies: sendsCookies,
+                                streamBufferSize: streamBufferSize)
 
         let isReused = easy.setup == setup
         if isReused {
