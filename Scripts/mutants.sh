@@ -8,6 +8,8 @@
 #   Scripts/mutants.sh 11         # only the mutants whose claim column is "11"
 #   Scripts/mutants.sh --list     # the list, without running anything
 #   Scripts/mutants.sh --check    # that every mutant still applies (its search string found exactly once); no build (CI)
+#   Scripts/mutants.sh --build    # that every mutant applies and builds: all applied to the working tree at once and
+#                                 # built in its .build (incrementally, no tests), then the files restored (CI)
 #
 # First the scratch copy (the working tree's files, no build folders) is built and the union of all the mutants' tests is run unmutated: they
 # must pass, or a "caught" would mean nothing. Then, per mutant: apply, build (incrementally: one
@@ -210,6 +212,52 @@ apply() {
     [ "$count" -eq 1 ] || return 1
     printf '%s\n' "${content/"$search"/"$replacement"}" >"$file"
 }
+
+# --build: every mutant applied to the working tree and built in one incremental build of the
+# library (no tests). Mutants whose search strings overlap another's in the same file go to a later
+# round with a build of its own. A combined build that fails names the errors; each mutant then
+# builds alone in the full run. The files are restored (and touched, so the next build recompiles
+# them) however the script ends.
+if [ "$only" = "--build" ]; then
+    backup=$(mktemp -d)
+    mutated=($(printf '%s\n' "${files[@]}" | sort -u))
+    for path in "${mutated[@]}"; do mkdir -p "$backup/$(dirname "$path")"; cp -p "$path" "$backup/$path"; done
+    restore() {
+        for path in "${mutated[@]}"; do cp -p "$backup/$path" "$path"; touch "$path"; done
+        rm -rf "$backup"
+    }
+    trap restore EXIT
+    pending=("${!claims[@]}") round=0 failed=0
+    while [ ${#pending[@]} -gt 0 ]; do
+        round=$((round + 1)) later=() applied=0
+        for i in "${pending[@]}"; do
+            if apply "${files[$i]}" "${searches[$i]}" "${replacements[$i]}"; then
+                applied=$((applied + 1))
+            elif [ "$(grep -cF -- "${searches[$i]}" "$backup/${files[$i]}" || true)" -eq 1 ]; then
+                later+=("$i")  # another mutant changed its text: next round
+            else
+                echo "STALE [claim ${claims[$i]}] ${descriptions[$i]}: not found exactly once in ${files[$i]}"
+                failed=$((failed + 1))
+            fi
+        done
+        if [ "$applied" -eq 0 ]; then
+            for i in "${later[@]}"; do echo "STALE [claim ${claims[$i]}] ${descriptions[$i]}: never applies"; done
+            failed=$((failed + ${#later[@]}))
+            break
+        fi
+        echo "== round $round: $applied mutants applied; building"
+        if ! swift build >"${TMPDIR:-/tmp}/curlew-mutants-build.log" 2>&1; then
+            grep -E 'error:' "${TMPDIR:-/tmp}/curlew-mutants-build.log" | sort -u | head -20
+            echo "round $round does not build"
+            failed=$((failed + 1))
+        fi
+        for path in "${mutated[@]}"; do cp -p "$backup/$path" "$path"; done
+        pending=("${later[@]}")
+    done
+    echo "${#claims[@]} mutants, $round build(s), $failed failure(s)"
+    [ "$failed" -eq 0 ]
+    exit
+fi
 
 seconds() { date +%s; }
 
