@@ -236,12 +236,11 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     /// completion queue of ``defaultCallbackQueues`` when the operation was created: a shared
     /// concurrent queue of the library's, not the main queue.
     ///
-    /// On the library's own completion queue a handler usually runs on the thread that serialized
-    /// the response, inside `sync` on the completion queue, rather than waking another thread: it
-    /// is on the completion queue all the same (its queue-specific values, `dispatchPrecondition`),
-    /// never on a processing queue or the network context, and a handler that blocks holds up no
-    /// other operation's response (see ``processingQueues``). Handlers for any other queue are
-    /// queued there.
+    /// A handler for the library's own completion queue runs on that queue for every purpose (its
+    /// queue-specific values, `dispatchPrecondition`), never on the network context, and one that
+    /// blocks holds up no other operation's response. Handlers for any other queue are queued there.
+    /// How the library's queue runs them without a thread wake-up per request: the project's
+    /// `Docs/Decisions/0021-handler-runs-on-its-lane.md`.
     public var completionQueue: DispatchQueue? {
         get { self.storage.withLock { $0.completionQueue } }
         set { self.storage.withLock { $0.completionQueue = newValue } }
@@ -324,17 +323,13 @@ public final class RequestOperation: Operation, @unchecked Sendable {
     }
 
     /// The shared queues that serialize responses (AFNetworking's concurrent
-    /// `http_request_operation_processing_queue`): serial queues, one per CPU (at least four). A
-    /// response goes to the first queue that is not stuck in a slow block (one running for a
-    /// millisecond or more), so cheap serializations share one warm thread and a slow or blocked
-    /// serializer sends the responses after it to the next queue. Serial queues always get a
-    /// thread from libdispatch, even when the global pool's threads are all blocked, so operations
-    /// keep finishing whatever other code does with the pool (a concurrent queue would wait for a
-    /// pool thread). Never the network context. Keep serializers from blocking: every blocked one
-    /// holds a queue, and the responses that reached its queue in its first millisecond wait for it.
-    /// A queue whose thread runs a handler for the library's completion queue (see
-    /// ``completionQueue``) takes no response until the handler returns, and one queue always
-    /// takes responses.
+    /// `http_request_operation_processing_queue`): serial queues, one per CPU (at least four), never
+    /// the network context. Serial queues always get a thread from libdispatch, so operations keep
+    /// finishing even when every thread of the global pool is blocked. A slow or blocked serializer
+    /// holds up only the responses that reached its queue in its first millisecond; later ones go to
+    /// another queue. Keep serializers from blocking all the same: every blocked one holds a queue.
+    /// How responses are spread over the queues: the project's
+    /// `Docs/Decisions/0019-processing-lanes-and-callback-queues.md`.
     public static var processingQueues: [DispatchQueue] { ProcessingQueues.queues }
 
     /// The method, the URL and the state, for logs: `<RequestOperation GET http://…: executing>`.

@@ -9,8 +9,8 @@ import Synchronization
 /// its loop itself (``RunLoopContext``).
 ///
 /// - **perform** queues the block on the thread's run loop in the scheduler's modes and wakes it;
-///   on a network thread's own thread it signals a version-0 source of its own instead, which keeps
-///   the loop from sleeping before the block runs without a system call.
+///   on a network thread's own thread it makes sure the loop runs the block before sleeping,
+///   without a system call (how: the project's `Docs/Decisions/0002-network-thread-keep-alive-and-perform-nudge.md`).
 /// - **sockets** are watched by run-loop sources, in one of two ways (``SocketStrategy``):
 ///   a `CFSocket` per descriptor (the classic way, with CF's `select()` helper thread), or one
 ///   `epoll` descriptor that is the port of a version-1 source (no helper thread).
@@ -61,8 +61,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
     ///   - thread: The network thread to run on; ``NetworkThread/shared`` by default.
     ///   - modes: The run-loop modes for work, socket sources and the timer; `.common` (the
     ///     default) means the loop's common modes. An empty list means `[.common]`.
-    ///   - sockets: How sockets are watched; `.epollSource` by default (measured: see
-    ///     ``SocketStrategy``).
+    ///   - sockets: How sockets are watched; `.epollSource` by default (why: ``SocketStrategy``).
     public convenience init(
         thread: NetworkThread = .shared,
         modes: [RunLoop.Mode] = [.common],
@@ -127,7 +126,7 @@ public final class RunLoopScheduler: TransferScheduler, @unchecked Sendable {
 
     /// Queues `work` on the thread's run loop in the scheduler's modes and wakes the loop; starts
     /// the thread on first use. Called on a network thread's own thread, it makes sure the loop runs
-    /// `work` before it sleeps without waking it: it signals a version-0 source of the scheduler's.
+    /// `work` before it sleeps, without a system call.
     ///
     /// - Parameter work: Runs on the network thread, after work submitted before it.
     public func perform(_ work: @escaping @Sendable () -> Void) {

@@ -6,12 +6,10 @@ extension RunLoopScheduler {
     ///
     /// ## The default: `.epollSource`
     ///
-    /// Measured by the benchmark runner and by an earlier socket-pair probe (both in
-    /// `Docs/Lessons.md`, "Is the run-loop thread slow, or its socket plumbing?", and
-    /// `Docs/Architecture.md`): `.epollSource` gives the run-loop backend the lowest CPU per request
-    /// of any Curlew configuration, while `.cfSocket` pays for CF's helper thread — a `select()` over
-    /// every descriptor, two thread hops and several system calls per event — with up to half the
-    /// throughput and twice the CPU at 1,024 connections.
+    /// With `.epollSource` the run loop's own wait covers curl's sockets; `.cfSocket` pays for CF's
+    /// helper thread — a `select()` over every descriptor, and every event handed from that thread to
+    /// the run loop's. The figures and the command are in the project's
+    /// `Docs/Decisions/0001-run-loop-epoll-source-cfsocket-for-teaching.md`.
     public enum SocketStrategy: Sendable, Hashable, CaseIterable {
         /// One `CFSocket` per descriptor, its run-loop source in every mode: the classic way.
         ///
