@@ -18,10 +18,8 @@ import Synchronization
 /// not busy with a slow block — one that has run for ``slowBlock`` or longer — so cheap
 /// serializations (the common case, a validated `Data`) run one after another on one thread, while
 /// a slow or blocked serializer sends the responses after it to the next queue, up to one queue per
-/// CPU (at least four). Handing responses to the queues in turn instead woke every queue's thread
-/// for a fraction of the load: on a 2-CPU machine, small GETs through `RequestOperation` at 16 in
-/// flight ran at 15.7–16.7k requests/s with four queues in turn and 19.0–21.0k with one queue
-/// (84–87 against 70–74 µs of CPU per request).
+/// CPU (at least four). Handing responses to the queues in turn instead would wake every queue's
+/// thread for a fraction of the load (figures in `Docs/Decisions/0019-processing-lanes-and-callback-queues.md`).
 ///
 /// **A handler for the library's completion queue may run on the lane's thread** once the response
 /// is serialized (`sync` on that concurrent queue, so it is on the completion queue all the same),

@@ -48,8 +48,8 @@ public struct ResponseValueTypeMismatch: Error, Sendable, Hashable, CustomString
 ///
 /// A dynamic cast to `(any Sendable)?` does both: the runtime unwraps an `Optional` in the box
 /// (`nil` stays `nil`) and wraps anything else. `Sendable` is a marker protocol, so the cast looks
-/// up no conformance; asking whether the value conforms to a protocol of Curlew's own cost about
-/// 1,500 instructions per response.
+/// up no conformance, where asking whether the value conforms to a protocol of Curlew's own would
+/// search the conformance tables for every response.
 func flattened(_ value: any Sendable) -> (any Sendable)? {
     dynamicCast(value, to: (any Sendable)?.self) ?? nil
 }

@@ -58,7 +58,7 @@ struct HandleSetup: Equatable {
     /// The receive buffer for a body that goes to a ``ResponseBodyStream`` with `bufferSize`: each
     /// read of curl's becomes one chunk, and every chunk may wake the consumer's task, so the reads
     /// are as large as the stream's buffer allows, between curl's default 16 KiB and 256 KiB
-    /// (`Docs/Decisions/0029-stream-receive-buffer.md`).
+    /// (`Docs/Decisions/0030-stream-receive-buffer.md`).
     static func streamReceiveBufferSize(bufferSize: Int) -> Int {
         min(max(bufferSize, 16 << 10), 256 << 10)
     }

@@ -22,9 +22,8 @@ struct BenchClient: Sendable, Hashable, Identifiable {
 extension BenchClient {
     /// The baseline of the "× curl-c" ratios: the same libcurl, no Swift.
     static let curlC = "curl-c"
-    /// The baseline of the "× curlew-dispatch" ratios: the dispatch backend with a source per socket,
-    /// Curlew's default until 2026-11-25 (the default is now `curlew-dispatch-epoll`); kept so that
-    /// the ratios of every committed run compare.
+    /// The baseline of the "× curlew-dispatch" ratios: the dispatch backend with a source per socket
+    /// (the default is `curlew-dispatch-epoll`); a fixed baseline keeps the ratios of runs comparable.
     static let curlewDispatch = "curlew-dispatch"
 
     /// Every client, in report order: the ceiling, the floor, Curlew, its peers, the rejected designs.
