@@ -59,14 +59,6 @@ extension TransferEngine {
     }
 }
 
-extension TransferRequest {
-    /// A GET of a test server route.
-    static func get(_ route: Route, tls: Bool = false) throws -> TransferRequest {
-        let server = try testServer()
-        return TransferRequest(url: server.url(route, tls: tls), options: tls ? Fixtures.trustingTestCA : TransferOptions())
-    }
-}
-
 extension EchoReply {
     /// Decodes the `/echo` reply in a response body.
     init(_ response: TransferResponse) throws {

@@ -41,14 +41,14 @@ struct CallbackTests {
         try await withEngine(backend) { engine in
             let blocked = BlockingSerializer()
             defer { blocked.release.signal() }
-            let first = RequestOperation(request: try request(.bytes(10)), engine: engine)
+            let first = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
             first.responseSerializer = blocked
             first.start()
             #expect(await waitUntil { blocked.entered.value })
             let slow = DispatchTime.now().uptimeNanoseconds + 2 * ProcessingQueues.slowBlock
             #expect(await waitUntil { DispatchTime.now().uptimeNanoseconds > slow })
 
-            let others = try (0..<8).map { _ in RequestOperation(request: try request(.bytes(10)), engine: engine) }
+            let others = try (0..<8).map { _ in RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine) }
             for operation in others { operation.start() }
             #expect(await waitUntil { others.allSatisfy(\.isFinished) })
             #expect(!first.isFinished, "the blocked serializer is still running")
@@ -92,7 +92,7 @@ struct CallbackTests {
             let handled = Locked(0)
             let handledWhenDependantRan = Locked<Int?>(nil)
             let handledAtNotify = Locked<Int?>(nil)
-            let operations = try (0..<5).map { _ in RequestOperation(request: try request(.bytes(10)), engine: engine) }
+            let operations = try (0..<5).map { _ in RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine) }
             let dependant = BlockOperation {
                 handledWhenDependantRan.set(handled.value)
                 group.notify(queue: .global()) { handledAtNotify.set(handled.value) }
@@ -119,7 +119,7 @@ struct CallbackTests {
     func downloadProgress(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let route = Route.bytes(2_000_000, chunked: true)
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             let progressQueue = MarkedQueue("progress", concurrent: true)
             operation.progressQueue = progressQueue.queue
             let seen = Locked<[Int64]>([])

@@ -19,7 +19,7 @@ struct CancellationTests {
     /// A GET of `.delay(120_000)` without an idle timeout, tagged `tag`: it completes only if it is
     /// cancelled.
     static func neverAnswered(tag: String) throws -> TransferRequest {
-        var request = try request(.delay(120_000)).tagged(tag)
+        var request = try TransferRequest.get(.delay(120_000)).tagged(tag)
         request.options.idleTimeout = nil
         return request
     }
@@ -64,8 +64,8 @@ struct CancellationTests {
             let queue = OperationQueue()
             let gate = await ContextGate.hold(engine)
             defer { gate.release() }
-            let dependency = RequestOperation(request: try request(.bytes(10)), engine: engine)
-            let cancelled = RequestOperation(request: try request(.bytes(20)), engine: engine)
+            let dependency = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
+            let cancelled = RequestOperation(request: try TransferRequest.get(.bytes(20)), engine: engine)
             cancelled.addDependency(dependency)
             let probes = [OperationProbe(dependency), OperationProbe(cancelled)]
             cancelled.cancel()

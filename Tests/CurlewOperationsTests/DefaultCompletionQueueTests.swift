@@ -40,7 +40,7 @@ struct DefaultCompletionQueueTests {
                 seen.withLock { $0.append(here) }
             }
             let operations = try [Route.bytes(10), .status(404), .bytes(20), .status(500)].map { route in
-                let operation = RequestOperation(request: try request(route), engine: engine)
+                let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
                 operation.responseSerializer = StatusValidatingSerializer()
                 operation.setCompletionHandlers(success: { _, _ in note() }, failure: { _, _ in note() })
                 return operation
@@ -64,7 +64,7 @@ struct DefaultCompletionQueueTests {
             let entered = Locked(0)
             let sawLastFinish = Locked<[Bool]>([])
             let blocking = try (0..<RequestOperation.processingQueues.count).map { _ in
-                let operation = RequestOperation(request: try request(.bytes(10)), engine: engine)
+                let operation = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
                 operation.setCompletionHandlers(success: { _, _ in
                     entered.withLock { $0 += 1 }
                     let finished = blockingWaitUntil(timeout: .seconds(30)) { last.isFinished }

@@ -164,7 +164,7 @@ final class OperationProbe: Sendable {
     /// operation's finish had queued there (on a serial queue, they also ran after it).
     func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
-            let barrier = RequestOperation(request: try request(.bytes(1)), transport: self.transport)
+            let barrier = RequestOperation(request: try TransferRequest.get(.bytes(1)), transport: self.transport)
             barrier.completionQueue = self.completionQueue
             barrier.notificationQueue = self.notificationQueue
             let probe = OperationProbe(barrier)

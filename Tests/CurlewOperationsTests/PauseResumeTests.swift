@@ -22,7 +22,7 @@ struct PauseResumeTests {
     ) async throws -> (RequestOperation, [TaggedRequest]) {
         let server = try testServer()
         let tag = UUID().uuidString
-        let operation = RequestOperation(request: try request(route).tagged(tag), engine: engine)
+        let operation = RequestOperation(request: try TransferRequest.get(route).tagged(tag), engine: engine)
         let notifications = MarkedQueue("notifications")
         let probe = OperationProbe(operation, notificationQueue: notifications)
         operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved

@@ -11,7 +11,7 @@ struct StartAndQueueTests {
     func startWithoutQueue(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let route = Route.bytes(10_000)
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             let probe = OperationProbe(operation)
             let waited = Locked<Bool?>(nil)
             let thread = Thread {
@@ -42,7 +42,7 @@ struct StartAndQueueTests {
             queue.maxConcurrentOperationCount = 3
             let gate = await ContextGate.hold(engine)
             defer { gate.release() }
-            let operations = try (0..<8).map { _ in RequestOperation(request: try request(.bytes(100)), engine: engine) }
+            let operations = try (0..<8).map { _ in RequestOperation(request: try TransferRequest.get(.bytes(100)), engine: engine) }
             let probes = operations.map { OperationProbe($0) }
             for operation in operations { queue.addOperation(operation) }
             #expect(await waitUntil { operations.filter(\.isExecuting).count == 3 })
@@ -59,8 +59,8 @@ struct StartAndQueueTests {
     func dependencies(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let queue = OperationQueue()
-            let first = RequestOperation(request: try request(.bytes(1_000)), engine: engine)
-            let second = RequestOperation(request: try request(.bytes(2_000)), engine: engine)
+            let first = RequestOperation(request: try TransferRequest.get(.bytes(1_000)), engine: engine)
+            let second = RequestOperation(request: try TransferRequest.get(.bytes(2_000)), engine: engine)
             second.addDependency(first)
             let sawBoth = Locked<Bool?>(nil)
             let last = BlockOperation {
@@ -89,7 +89,7 @@ struct StartAndQueueTests {
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 4
             let operations = try (0..<20).map { index in
-                RequestOperation(request: try request(.bytes(100 + index)), engine: engine)
+                RequestOperation(request: try TransferRequest.get(.bytes(100 + index)), engine: engine)
             }
             let returned = Locked<Bool?>(nil)
             let thread = Thread {
@@ -110,7 +110,7 @@ struct StartAndQueueTests {
     func awaitResult(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let route = Route.bytes(3_000)
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             OperationQueue().addOperation(operation)
             let object = try await bounded { try await operation.responseObject() }
             #expect(object as? Data == Data(try #require(route.expectedBody)))
@@ -156,7 +156,7 @@ struct StartAndQueueTests {
         defer { try? FileManager.default.removeItem(at: destination) }
         try await withEngine(backend) { engine in
             let route = Route.bytes(50_000)
-            var fileRequest = try request(route)
+            var fileRequest = try TransferRequest.get(route)
             fileRequest.destination = .file(destination)
             let operation = RequestOperation(request: fileRequest, engine: engine)
             operation.start()
@@ -170,7 +170,7 @@ struct StartAndQueueTests {
     @Test("the umbrella's default engine runs on the dispatch scheduler, with its epoll source")
     func defaultEngine() async throws {
         #expect(Curlew.defaultEngine.scheduler.name == "dispatch-epoll")
-        let operation = RequestOperation(request: try request(.bytes(42)))
+        let operation = RequestOperation(request: try TransferRequest.get(.bytes(42)))
         #expect(operation.engine === Curlew.defaultEngine)
         operation.start()
         #expect(try await bounded { try await operation.responseObject() } as? Data == Data(TestServer.expectedBody(count: 42)))

@@ -4,18 +4,6 @@ import CurlewTestSupport
 import Foundation
 import Testing
 
-/// The one in-process server the manager tests talk to (127.0.0.1 only).
-enum ManagerFixtures {
-    static let server: Result<TestServer, any Error> = Result {
-        try TestServer.start(TestServer.Configuration(eventLoopThreads: 2))
-    }
-}
-
-/// The shared test server.
-func testServer() throws -> TestServer {
-    try ManagerFixtures.server.get()
-}
-
 /// Runs `body` with a manager on a new engine of `backend` (its own network thread for the
 /// run-loop configurations) whose base URL is the test server's; afterwards shuts the manager
 /// down, checks that no transfer is left, shuts the engine down and checks it left nothing behind.
