@@ -36,7 +36,7 @@ struct CancellationTests {
 
     @Test("before start: finishes when started, without a request", arguments: BackendConfiguration.allCases)
     func beforeStart(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.bytes(10))
             let tag = UUID().uuidString
             let operation = RequestOperation(request: TransferRequest(url: url).tagged(tag), engine: engine)
@@ -60,7 +60,7 @@ struct CancellationTests {
     /// queue starts it at once and it finishes, while its dependency is still running.
     @Test("before enqueue, with an unfinished dependency: the queue finishes it promptly", arguments: BackendConfiguration.allCases)
     func cancelledWithDependency(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             let gate = await ContextGate.hold(engine)
             defer { gate.release() }
@@ -85,7 +85,7 @@ struct CancellationTests {
     /// operation finishes because the cancel closed the connecting socket.
     @Test("while connecting", arguments: BackendConfiguration.allCases)
     func whileConnecting(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().blackholeURL
             var request = TransferRequest(url: url)
             request.options.connectTimeout = .seconds(600)
@@ -105,7 +105,7 @@ struct CancellationTests {
 
     @Test("mid-body", arguments: BackendConfiguration.allCases)
     func midBody(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.drip(bytes: 100_000, chunks: 2, intervalMilliseconds: 120_000))
             let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
             let probe = OperationProbe(operation)
@@ -128,8 +128,8 @@ struct CancellationTests {
 
     @Test("after finish: no effect", arguments: BackendConfiguration.allCases)
     func afterFinish(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let operation = RequestOperation(request: try request(.bytes(10)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let operation = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
             let probe = OperationProbe(operation)
             operation.start()
             _ = try await bounded { try await operation.responseObject() }
@@ -143,7 +143,7 @@ struct CancellationTests {
 
     @Test("twice: one finish", arguments: BackendConfiguration.allCases)
     func twice(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let tag = UUID().uuidString
             let request = try Self.neverAnswered(tag: tag)
             let operation = RequestOperation(request: request, engine: engine)
@@ -164,7 +164,7 @@ struct CancellationTests {
 
     @Test("from many threads at once: one finish", arguments: BackendConfiguration.allCases)
     func fromManyThreads(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let tag = UUID().uuidString
             let request = try Self.neverAnswered(tag: tag)
             for _ in 0..<5 {
@@ -189,7 +189,7 @@ struct CancellationTests {
     /// answered it.
     @Test("before the transfer exists on the context", arguments: BackendConfiguration.allCases)
     func beforeTheTransferExists(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let tag = UUID().uuidString
             let request = try Self.neverAnswered(tag: tag)
             let url = request.url
@@ -211,7 +211,7 @@ struct CancellationTests {
 
     @Test("while paused: the operation finishes", arguments: BackendConfiguration.allCases)
     func whilePaused(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.drip(bytes: 100_000, chunks: 2, intervalMilliseconds: 120_000))
             var request = TransferRequest(url: url)
             request.options.idleTimeout = nil
@@ -236,7 +236,7 @@ struct CancellationTests {
     /// response being serialized) still wins: cancel before finish always means failure.
     @Test("while the response is being serialized: the cancel wins", arguments: BackendConfiguration.allCases)
     func whileSerializing(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.bytes(10))
             let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
             let serializer = BlockingSerializer()

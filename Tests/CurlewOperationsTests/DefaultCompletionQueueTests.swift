@@ -31,7 +31,7 @@ struct DefaultCompletionQueueTests {
           arguments: BackendConfiguration.allCases)
     func onTheCompletionQueue(_ backend: BackendConfiguration) async throws {
         let keys = Self.keys
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let seen = Locked<[Where]>([])
             let note: @Sendable () -> Void = {
                 let here = Where(onCompletionQueue: DispatchQueue.getSpecific(key: keys.completion) != nil,
@@ -59,8 +59,8 @@ struct DefaultCompletionQueueTests {
     @Test("handlers that block until a later operation finishes hold up no response",
           arguments: BackendConfiguration.allCases)
     func blockingHandlers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let last = RequestOperation(request: try request(.bytes(10)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let last = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
             let entered = Locked(0)
             let sawLastFinish = Locked<[Bool]>([])
             let blocking = try (0..<RequestOperation.processingQueues.count).map { _ in

@@ -5,36 +5,8 @@ import Dispatch
 import Foundation
 import Testing
 
-/// A GET of a test server route.
-func request(_ route: Route) throws -> TransferRequest {
-    TransferRequest(url: try testServer().url(route))
-}
-
-/// Runs `body` with a new engine on `backend` (a context of its own, see
-/// ``BackendConfiguration/makeIsolatedScheduler()``), then checks that it left nothing behind.
-func withEngine(
-    _ backend: BackendConfiguration,
-    configure: (inout TransferEngine.Configuration) -> Void = { _ in },
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: (TransferEngine) async throws -> Void
-) async throws {
-    try await withEngine(on: backend.makeIsolatedScheduler(), configure: configure, sourceLocation: sourceLocation, body)
-}
-
-extension BackendConfiguration {
-    /// A scheduler of this configuration whose context serves only these tests: the run-loop
-    /// configurations get network threads of their own instead of `NetworkThread.shared`.
-    ///
-    /// Some tests here hold the context on purpose (``ContextGate``) and release it from async
-    /// code. Other suites' synchronous tests block cooperative threads while they wait for
-    /// `NetworkThread.shared`; holding that thread could leave no cooperative thread to release
-    /// it. A thread of our own cannot be part of such a cycle.
-    func makeIsolatedScheduler() -> any TransferScheduler {
-        self.makeScheduler(in: IsolatedThreads.contexts)
-    }
-}
-
-/// The network threads of the operation tests (network threads live as long as the process).
+/// The operation tests' own network contexts (network threads live as long as the process): some
+/// tests here hold the context on purpose (`ContextGate`).
 enum IsolatedThreads {
     static let contexts = PrivateContexts(name: "OpsTests")
 }

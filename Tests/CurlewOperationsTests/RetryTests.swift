@@ -64,7 +64,7 @@ struct OperationRetryTests {
         let bytes = Data(TestServer.expectedBody(count: 300_000, offset: 5))
         try bytes.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 2)), method: .put, body: .file(file))
             let operation = RequestOperation(request: request, engine: engine)
             operation.retryPolicy = Self.quick
@@ -112,7 +112,7 @@ struct OperationRetryTests {
     @Test("an interceptor refreshes a bearer token once on 401", arguments: BackendConfiguration.allCases)
     func refreshesTokenOn401(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let interceptor = BearerInterceptor(scheduler: engine.scheduler)
             let operation = RequestOperation(request: TransferRequest(url: server.url(.bearer(token: "fresh"))), engine: engine)
             operation.interceptor = interceptor
@@ -147,7 +147,7 @@ struct OperationRetryTests {
           arguments: BackendConfiguration.allCases)
     func adapterFailures(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let failing = RequestOperation(request: TransferRequest(url: server.url(.bytes(10))), engine: engine)
             failing.interceptor = FailingAdapter()
             let failingProbe = OperationProbe(failing)

@@ -33,7 +33,7 @@ struct SerializationTests {
     @Test("serialized requests as the server sees them: query, form body, JSON body, headers",
           arguments: BackendConfiguration.allCases)
     func requests(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.echo)
             var form = HTTPRequestSerializer()
             try form.setAuthorization(username: "user", password: "pass")
@@ -66,7 +66,7 @@ struct SerializationTests {
     func multipart(_ backend: BackendConfiguration) async throws {
         let file = try Self.temporaryFile(size: 3_000_000, name: "big.bin")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
             try form.append(parameters: ["title": "Holiday", "tags": ["sea"]])
             try form.append(fileAt: file, name: "upload")
@@ -89,7 +89,7 @@ struct SerializationTests {
     func multipartRedirect(_ backend: BackendConfiguration) async throws {
         let file = try Self.temporaryFile(size: 200_000, name: "r.bin")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
             try form.append(Data("v".utf8), name: "field")
             try form.append(fileAt: file, name: "file")
@@ -109,7 +109,7 @@ struct SerializationTests {
     func fileChanged(_ backend: BackendConfiguration) async throws {
         let file = try Self.temporaryFile(size: 10_000, name: "c.bin")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
             try form.append(fileAt: file, name: "file")
             let request = try HTTPRequestSerializer().multipartRequest(url: try testServer().url(.multipart()), form: form)
@@ -126,7 +126,7 @@ struct SerializationTests {
 
     @Test("each response serializer on a real response", arguments: BackendConfiguration.allCases)
     func responseSerializers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let server = try testServer()
             let json = await self.run(TransferRequest(url: server.url(.json)), engine: engine,
                                           serializer: JSONResponseSerializer(removesKeysWithNullValues: true)).0
@@ -165,7 +165,7 @@ struct SerializationTests {
 
     @Test("a 404 reaches the failure handler with the status, the head and the body", arguments: BackendConfiguration.allCases)
     func notFound(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: try testServer().url(.status(404)))
             for serializer in [JSONResponseSerializer() as any ResponseSerializer, HTTPResponseSerializer(), StringResponseSerializer(),
                                DecodableResponseSerializer<Empty>()] {
@@ -191,7 +191,7 @@ struct SerializationTests {
 
     @Test("HEAD: an empty body decodes as Empty because the operation passes its method", arguments: BackendConfiguration.allCases)
     func head(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: try testServer().url(.json), method: .head)
             let (operation, record) = await self.run(request, engine: engine, serializer: DecodableResponseSerializer<Empty>())
             #expect(record.successes == 1)
@@ -201,7 +201,7 @@ struct SerializationTests {
 
     @Test("responseValue: a nil value, and the wrong type is a typed error", arguments: BackendConfiguration.allCases)
     func responseValueTypes(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: destination) }
             let toFile = TransferRequest(url: try testServer().url(.bytes(10)), destination: .file(destination))

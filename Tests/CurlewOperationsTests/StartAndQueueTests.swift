@@ -9,7 +9,7 @@ import Testing
 struct StartAndQueueTests {
     @Test("started by hand on a plain thread and waited for", arguments: BackendConfiguration.allCases)
     func startWithoutQueue(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(10_000)
             let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             let probe = OperationProbe(operation)
@@ -37,7 +37,7 @@ struct StartAndQueueTests {
     /// `maxConcurrentOperationCount` operations execute, the rest wait, and all finish later.
     @Test("an OperationQueue runs at most maxConcurrentOperationCount at once", arguments: BackendConfiguration.allCases)
     func queueWidth(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 3
             let gate = await ContextGate.hold(engine)
@@ -57,7 +57,7 @@ struct StartAndQueueTests {
 
     @Test("a dependant starts only after its dependency finished", arguments: BackendConfiguration.allCases)
     func dependencies(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             let first = RequestOperation(request: try TransferRequest.get(.bytes(1_000)), engine: engine)
             let second = RequestOperation(request: try TransferRequest.get(.bytes(2_000)), engine: engine)
@@ -85,7 +85,7 @@ struct StartAndQueueTests {
 
     @Test("waitUntilAllOperationsAreFinished from a thread that is not the context", arguments: BackendConfiguration.allCases)
     func waitForAll(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 4
             let operations = try (0..<20).map { index in
@@ -108,7 +108,7 @@ struct StartAndQueueTests {
 
     @Test("async: awaits the result of a queued operation", arguments: BackendConfiguration.allCases)
     func awaitResult(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(3_000)
             let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             OperationQueue().addOperation(operation)
@@ -121,7 +121,7 @@ struct StartAndQueueTests {
 
     @Test("async: cancelling the awaiting task cancels the operation", arguments: BackendConfiguration.allCases)
     func awaitCancelled(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             // Started and running: the operation is cancelled and finishes with the cancellation.
             let url = try testServer().url(.delay(10_000))
             let running = RequestOperation(request: TransferRequest(url: url), engine: engine)
@@ -154,7 +154,7 @@ struct StartAndQueueTests {
     func bodyToFile(_ backend: BackendConfiguration) async throws {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-op-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(50_000)
             var fileRequest = try TransferRequest.get(route)
             fileRequest.destination = .file(destination)

@@ -69,7 +69,7 @@ struct StressTests {
         let dripURL = server.url(.drip(bytes: 2_000, chunks: 4, intervalMilliseconds: 250))
         let count = Self.operationCount
 
-        try await withEngine(backend, configure: { $0.maximumConnectionsPerHost = Self.width }) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts, configure: { $0.maximumConnectionsPerHost = Self.width }) { engine in
             // Choose exactly a third to cancel, and when.
             var order = Array(0..<count)
             for index in stride(from: count - 1, to: 0, by: -1) {
