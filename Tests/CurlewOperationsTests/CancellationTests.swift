@@ -24,16 +24,6 @@ struct CancellationTests {
         return request
     }
 
-    /// The cancelled operations' transfers (tagged `tag`) really stopped: none is live in the engine,
-    /// and every request of theirs that reached the server was abandoned by the client.
-    static func expectStopped(_ engine: TransferEngine, tag: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let server = try testServer()
-        #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 }, "a cancelled transfer is still live",
-                sourceLocation: sourceLocation)
-        #expect(await waitUntil { server.requests(tagged: tag).allSatisfy { $0.outcome == .abandoned } },
-                "the server's view: \(server.requests(tagged: tag))", sourceLocation: sourceLocation)
-    }
-
     @Test("before start: finishes when started, without a request", arguments: BackendConfiguration.allCases)
     func beforeStart(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
@@ -158,7 +148,7 @@ struct CancellationTests {
             #expect(probe.cancellation?.failingURL == request.url)
             operation.cancel()
             #expect(probe.handlerCalls == 1)
-            try await Self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
@@ -178,7 +168,7 @@ struct CancellationTests {
                 #expect(record.failures == 1)
                 #expect(probe.cancellation?.failingURL == request.url)
             }
-            try await Self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
@@ -205,7 +195,7 @@ struct CancellationTests {
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
-            try await Self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
