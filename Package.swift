@@ -132,7 +132,7 @@ let package = Package(
             dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewTestServer"]
         ),
 
-        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport"]),
+        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewSerializationTests",
             dependencies: [
