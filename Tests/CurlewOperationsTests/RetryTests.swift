@@ -80,35 +80,6 @@ struct OperationRetryTests {
         }
     }
 
-    /// Refreshes the token once on a 401; records whether it ever ran on the network context.
-    final class BearerInterceptor: RequestInterceptor {
-        let token = Locked("stale")
-        let ranOnContext = Locked(false)
-        let adapted = Locked(0)
-        let scheduler: any TransferScheduler
-
-        init(scheduler: any TransferScheduler) { self.scheduler = scheduler }
-
-        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            self.adapted.withLock { $0 += 1 }
-            var request = request
-            try request.setHeaderField("Authorization", value: "Bearer \(self.token.value)")
-            return request
-        }
-
-        func retry(_ request: TransferRequest, after outcome: Result<TransferResponse, TransferError>, attempt: Int) async
-            -> RetryDecision
-        {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            guard case .success(let response) = outcome, response.head.status == .unauthorized, attempt == 1 else {
-                return .doNotRetry
-            }
-            self.token.set("fresh")
-            return .retry(after: .zero)
-        }
-    }
-
     @Test("an interceptor refreshes a bearer token once on 401", arguments: BackendConfiguration.allCases)
     func refreshesTokenOn401(_ backend: BackendConfiguration) async throws {
         let server = try testServer()

@@ -80,36 +80,6 @@ struct ManagerRetryTests {
         }
     }
 
-    /// Adds the current bearer token before each attempt; on a 401 refreshes it once and asks for a
-    /// retry. Records whether it ever ran on the network context.
-    final class BearerInterceptor: RequestInterceptor {
-        let token = Locked("stale")
-        let refreshes = Locked(0)
-        let ranOnContext = Locked(false)
-        let scheduler: any TransferScheduler
-
-        init(scheduler: any TransferScheduler) { self.scheduler = scheduler }
-
-        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            var request = request
-            try request.setHeaderField("Authorization", value: "Bearer \(self.token.value)")
-            return request
-        }
-
-        func retry(_ request: TransferRequest, after outcome: Result<TransferResponse, TransferError>, attempt: Int) async
-            -> RetryDecision
-        {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            guard case .success(let response) = outcome, response.head.status == .unauthorized, self.refreshes.value == 0 else {
-                return .doNotRetry
-            }
-            self.refreshes.withLock { $0 += 1 }
-            self.token.set("fresh")
-            return .retry(after: .zero)
-        }
-    }
-
     @Test("the manager's interceptor refreshes a bearer token once on 401", arguments: BackendConfiguration.allCases)
     func interceptorRefreshesToken(_ backend: BackendConfiguration) async throws {
         try await withManager(backend) { api in
