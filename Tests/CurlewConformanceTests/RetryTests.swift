@@ -21,7 +21,7 @@ struct RetryTests {
         let server = try testServer()
         let key = Self.key("503", backend)
         try await withEngine(backend) { engine in
-            let response = try await engine.execute(TransferRequest(url: server.url(.flaky(key: key, failures: 2))), retry: Self.quick)
+            let response = try await engine.execute(TransferRequest(url: server.url(.flaky(key: key, failures: 2))), retry: .quickForTests)
             #expect(response.head.status == .ok)
             #expect(response.metrics.retryCount == 2)
             #expect(server.requests(forKey: key) == 3)
@@ -34,7 +34,7 @@ struct RetryTests {
         let key = Self.key("502", backend)
         try await withEngine(backend) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 100, status: 502)))
-            let response = try await engine.execute(request, retry: Self.quick)
+            let response = try await engine.execute(request, retry: .quickForTests)
             #expect(response.head.status == .badGateway)
             #expect(response.metrics.retryCount == 3)
             #expect(server.requests(forKey: key) == 4)
@@ -47,7 +47,7 @@ struct RetryTests {
         let key = Self.key("post", backend)
         try await withEngine(backend) { engine in
             let post = TransferRequest(url: server.url(.flaky(key: key, failures: 1)), method: .post, body: .data(Data("x".utf8)))
-            let response = try await engine.execute(post, retry: Self.quick)
+            let response = try await engine.execute(post, retry: .quickForTests)
             #expect(response.head.status == .serviceUnavailable)
             #expect(server.requests(forKey: key) == 1)
         }
@@ -61,7 +61,7 @@ struct RetryTests {
         let resetKey = Self.key("reset", backend)
         try await withEngine(backend) { engine in
             let reset = TransferRequest(url: server.url(.flaky(key: resetKey, failures: 1, status: 0)))
-            let response = try await engine.execute(reset, retry: Self.quick)
+            let response = try await engine.execute(reset, retry: .quickForTests)
             #expect(response.head.status == .ok)
             #expect(response.metrics.retryCount == 1)
             #expect(server.requests(forKey: resetKey) == 2)
@@ -85,7 +85,7 @@ struct RetryTests {
         defer { try? FileManager.default.removeItem(at: file) }
         try await withEngine(backend) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 2)), method: .put, body: .file(file))
-            let response = try await engine.execute(request, retry: Self.quick)
+            let response = try await engine.execute(request, retry: .quickForTests)
             let echo = try EchoReply(response)
             #expect(echo.bodyLength == bytes.count)
             #expect(echo.bodyChecksum == FNV1a64.hex(TestServer.checksum(bytes)))
@@ -100,7 +100,7 @@ struct RetryTests {
         try await withEngine(backend) { engine in
             let start = ContinuousClock.now
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 1, status: 429, retryAfter: "1")))
-            let response = try await engine.execute(request, retry: Self.quick)
+            let response = try await engine.execute(request, retry: .quickForTests)
             #expect(response.head.status == .ok)
             #expect(ContinuousClock.now - start >= .milliseconds(950), "the retry came before Retry-After")
         }

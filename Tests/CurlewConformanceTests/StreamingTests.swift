@@ -598,7 +598,7 @@ struct StreamingTests {
     @Test("a retry may send a stream never read; after bytes were read the attempt's outcome stands", arguments: BackendConfiguration.allCases)
     func retries(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let quick = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
+        let quick = RetryPolicy.quickForTests(maximumAttempts: 3)
         try await withEngine(backend) { engine in
             // Refused three times: each attempt takes the stream again, none reads it.
             let unread = CountingChunks(chunkSize: 1000, total: 10_000)

@@ -21,7 +21,7 @@ struct OperationRetryTests {
         let key = Self.key("503", backend)
         try await withEngine(backend) { engine in
             let operation = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 2))), engine: engine)
-            operation.retryPolicy = Self.quick
+            operation.retryPolicy = .quickForTests
             let probe = OperationProbe(operation)
             operation.start()
             let record = await probe.expectFinishedOnce()
@@ -67,7 +67,7 @@ struct OperationRetryTests {
         try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 2)), method: .put, body: .file(file))
             let operation = RequestOperation(request: request, engine: engine)
-            operation.retryPolicy = Self.quick
+            operation.retryPolicy = .quickForTests
             let probe = OperationProbe(operation)
             operation.start()
             let record = await probe.expectFinishedOnce()
@@ -148,7 +148,7 @@ struct OperationRetryTests {
         try await withEngine(backend) { engine in
             let key = Self.key("budget", backend)
             let refused = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 1))), engine: engine)
-            refused.retryPolicy = Self.quick
+            refused.retryPolicy = .quickForTests
             refused.retryBudget = empty
             let refusedProbe = OperationProbe(refused)
             refused.start()
@@ -161,7 +161,7 @@ struct OperationRetryTests {
             let interceptor = BearerInterceptor(scheduler: engine.scheduler)
             let refreshed = RequestOperation(request: TransferRequest(url: server.url(.bearer(token: "fresh"))), engine: engine)
             refreshed.interceptor = interceptor
-            refreshed.retryPolicy = Self.quick
+            refreshed.retryPolicy = .quickForTests
             refreshed.retryBudget = empty
             let refreshedProbe = OperationProbe(refreshed)
             refreshed.start()

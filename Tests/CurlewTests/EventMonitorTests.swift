@@ -76,7 +76,7 @@ struct EventMonitorTests {
     func operation(_ backend: BackendConfiguration) async throws {
         let monitor = RecordingMonitor()
         try await withObservedManager(backend, monitors: [monitor]) { api, _ in
-            api.retryPolicy = Self.quick
+            api.retryPolicy = .quickForTests(maximumAttempts: 3)
             let probe = HandlerProbe()
             let finishedBeforeHandler = Locked(false)
             api.GET(Route.flaky(key: Self.key("operation", backend), failures: 1).path, success: { operation, object in

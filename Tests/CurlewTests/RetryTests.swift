@@ -21,7 +21,7 @@ struct ManagerRetryTests {
         let server = try testServer()
         try await withManager(backend) { api in
             #expect(api.retryPolicy == .none)
-            api.retryPolicy = Self.quick
+            api.retryPolicy = .quickForTests
 
             let asyncKey = Self.key("async", backend)
             let task = api.dataTask(.get, Route.flaky(key: asyncKey, failures: 2).path, as: EchoReply.self)
