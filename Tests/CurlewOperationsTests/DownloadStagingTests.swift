@@ -120,7 +120,7 @@ struct DownloadStagingTests {
     @Test("retried 503s never reach the file; the last attempt's body does", arguments: BackendConfiguration.allCases)
     func retried(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = "op-dl-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
+        let key = uniqueKey("op-dl", backend)
         try await DownloadFixture.withDestination { directory, destination in
             try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let (operation, record) = await Self.download(

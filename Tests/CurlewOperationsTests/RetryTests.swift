@@ -9,17 +9,11 @@ import Testing
 /// finishes it at once; interceptors never run on the network context.
 @Suite("RequestOperation: retries and interceptors")
 struct OperationRetryTests {
-    static let quick = RetryPolicy(maximumAttempts: 4, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "op-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     @Test("a 503 twice, then success: one finish, three attempts", arguments: BackendConfiguration.allCases)
     func retriesUntilSuccess(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("503", backend)
-        try await withEngine(backend) { engine in
+        let key = uniqueKey("op-503", backend)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let operation = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 2))), engine: engine)
             operation.retryPolicy = .quickForTests
             let probe = OperationProbe(operation)
@@ -37,8 +31,8 @@ struct OperationRetryTests {
     @Test("cancelling during the backoff wait finishes at once, once", arguments: BackendConfiguration.allCases)
     func cancelDuringWait(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("wait", backend)
-        try await withEngine(backend) { engine in
+        let key = uniqueKey("op-wait", backend)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 1, status: 503, retryAfter: "30")))
             let operation = RequestOperation(request: request, engine: engine)
             operation.retryPolicy = .default
@@ -59,7 +53,7 @@ struct OperationRetryTests {
     @Test("a retried file body is read again from its start", arguments: BackendConfiguration.allCases)
     func streamedBodyReopened(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("body", backend)
+        let key = uniqueKey("op-body", backend)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-op-retry-\(UUID().uuidString)")
         let bytes = Data(TestServer.expectedBody(count: 300_000, offset: 5))
         try bytes.write(to: file)
@@ -145,8 +139,8 @@ struct OperationRetryTests {
     func budget(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         let empty = RetryBudget(retryRatio: 0, minimumRetries: 0)
-        try await withEngine(backend) { engine in
-            let key = Self.key("budget", backend)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let key = uniqueKey("op-budget", backend)
             let refused = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 1))), engine: engine)
             refused.retryPolicy = .quickForTests
             refused.retryBudget = empty
