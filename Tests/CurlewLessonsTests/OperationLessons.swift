@@ -420,10 +420,3 @@ final class WhereSerializer: ResponseSerializer {
         return body
     }
 }
-
-extension TransferError {
-    /// Whether this is a cancellation carrying `url`.
-    func isCancellation(of url: URL?) -> Bool {
-        self.code == .cancelled && self.failingURL == url
-    }
-}

@@ -161,38 +161,3 @@ final class OperationProbe: Sendable {
 struct ObserverTokens: @unchecked Sendable {
     let tokens: [any NSObjectProtocol]
 }
-
-/// Blocks an engine's network context until released: nothing completes meanwhile, so a test can
-/// look at an operation between two steps without racing its transfer.
-final class ContextGate: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let entered = Locked(false)
-    private let released = Locked(false)
-
-    /// Holds `engine`'s context; returns once it is held.
-    static func hold(_ engine: TransferEngine) async -> ContextGate {
-        let gate = ContextGate()
-        engine.scheduler.perform {
-            gate.entered.set(true)
-            _ = gate.semaphore.wait(timeout: .now() + 60)
-        }
-        #expect(await waitUntil { gate.entered.value }, "the context never ran the gate")
-        return gate
-    }
-
-    /// Lets the context run again (idempotent).
-    func release() {
-        let first = self.released.withLock { released -> Bool in
-            defer { released = true }
-            return !released
-        }
-        if first { self.semaphore.signal() }
-    }
-}
-
-extension TransferError {
-    /// Whether this is a cancellation for `url`.
-    func isCancellation(of url: URL?) -> Bool {
-        self.code == .cancelled && self.failingURL == url
-    }
-}
