@@ -20,14 +20,6 @@ struct SerializationTests {
         return (operation, record)
     }
 
-    static func temporaryFile(size: Int, name: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent(name)
-        try Data(TestServer.expectedBody(count: size)).write(to: url)
-        return url
-    }
-
     // MARK: Requests
 
     @Test("serialized requests as the server sees them: query, form body, JSON body, headers",
@@ -64,7 +56,7 @@ struct SerializationTests {
 
     @Test("a multipart upload with fields and files, echoed part by part", arguments: BackendConfiguration.allCases)
     func multipart(_ backend: BackendConfiguration) async throws {
-        let file = try Self.temporaryFile(size: 3_000_000, name: "big.bin")
+        let file = try TemporaryFiles.write(Data(TestServer.expectedBody(count: 3_000_000)), name: "big.bin", prefix: "curlew-ops")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
@@ -87,7 +79,7 @@ struct SerializationTests {
 
     @Test("a 307 resends the multipart body from the start (curl rewinds the parts)", arguments: BackendConfiguration.allCases)
     func multipartRedirect(_ backend: BackendConfiguration) async throws {
-        let file = try Self.temporaryFile(size: 200_000, name: "r.bin")
+        let file = try TemporaryFiles.write(Data(TestServer.expectedBody(count: 200_000)), name: "r.bin", prefix: "curlew-ops")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
@@ -107,7 +99,7 @@ struct SerializationTests {
     @Test("a file that changed size after the form was made fails the transfer, nothing short is sent",
           arguments: BackendConfiguration.allCases)
     func fileChanged(_ backend: BackendConfiguration) async throws {
-        let file = try Self.temporaryFile(size: 10_000, name: "c.bin")
+        let file = try TemporaryFiles.write(Data(TestServer.expectedBody(count: 10_000)), name: "c.bin", prefix: "curlew-ops")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
