@@ -123,7 +123,9 @@ let package = Package(
         // the shared test server, the engine harness and the transfer recorder.
         .target(
             name: "CurlewTestSupport",
-            dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CCurlewLinux", "CurlewTestServer"]
+            dependencies: [
+                "CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewOperations", "CCurlewLinux", "CurlewTestServer",
+            ]
         ),
 
         // The quick start's main job until the benchmark runner exists.
@@ -132,7 +134,7 @@ let package = Package(
             dependencies: ["CurlewTransport", "CurlewDispatch", "CurlewRunLoop", "CurlewTestServer"]
         ),
 
-        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport"]),
+        .testTarget(name: "CurlewTransportTests", dependencies: ["CurlewTransport", "CurlewTestSupport"]),
         .testTarget(
             name: "CurlewSerializationTests",
             dependencies: [

@@ -42,3 +42,26 @@ public func withEngine(
     #expect(after.scheduler == SchedulerDiagnostics(), "scheduler holdings after shutdown: \(after.scheduler)",
             sourceLocation: sourceLocation)
 }
+
+/// Runs `body` with a new engine on a scheduler of `backend` — on `contexts`, when a target keeps
+/// network contexts of its own (see ``PrivateContexts``) — then checks that it left nothing behind,
+/// as ``withEngine(on:configure:sourceLocation:_:)`` does.
+///
+/// ```swift
+/// @Test(arguments: BackendConfiguration.allCases)
+/// func getsAResponse(_ backend: BackendConfiguration) async throws {
+///     try await withEngine(backend) { engine in
+///         // …
+///     }
+/// }
+/// ```
+public func withEngine(
+    _ backend: BackendConfiguration,
+    in contexts: PrivateContexts? = nil,
+    configure: (inout TransferEngine.Configuration) -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (TransferEngine) async throws -> Void
+) async throws {
+    let scheduler = contexts.map { backend.makeScheduler(in: $0) } ?? backend.makeScheduler()
+    try await withEngine(on: scheduler, configure: configure, sourceLocation: sourceLocation, body)
+}

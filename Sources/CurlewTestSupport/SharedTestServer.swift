@@ -24,6 +24,12 @@ public func testServer() throws -> TestServer {
 }
 
 extension TransferRequest {
+    /// A GET of a route of the shared test server, over TLS (trusting the test CA) if `tls`.
+    public static func get(_ route: Route, tls: Bool = false) throws -> TransferRequest {
+        let server = try testServer()
+        return TransferRequest(url: server.url(route, tls: tls), options: tls ? .trustingTestCA : TransferOptions())
+    }
+
     /// This request with the test server's tag header (``TestServer/tagHeaderName``) set to `tag`,
     /// so that ``TestServer/requests(tagged:)`` tells what the server saw of it: which `Range` it
     /// asked for, what was answered, and whether the client stayed for the whole answer.
@@ -38,5 +44,15 @@ extension TransferRequest {
             request.head.headerFields[name] = tag
         }
         return request
+    }
+}
+
+extension TransferOptions {
+    /// Options that trust the test server's CA (``TestServer/caCertificatePath``), for its TLS
+    /// listeners.
+    public static var trustingTestCA: TransferOptions {
+        var options = TransferOptions()
+        options.tls.trustedRootsFile = TestServer.caCertificatePath
+        return options
     }
 }

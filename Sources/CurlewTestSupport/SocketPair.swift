@@ -1,3 +1,4 @@
+import CurlewTransport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -94,6 +95,56 @@ public struct SocketPair: Sendable {
             } else {
                 return total
             }
+        }
+    }
+}
+
+/// The socket pairs one test makes as it goes, whose peers it closes together at its end — or when
+/// the set is released, for a test that threw before its end. The local ends are the scheduler's.
+///
+/// ```swift
+/// let sockets = SocketPairs(localAtOrAbove: 4096)
+/// let pair = try sockets.make()
+/// // … hand pair.local to the scheduler, shut it down …
+/// sockets.closePeers()
+/// ```
+public final class SocketPairs: Sendable {
+    private let minimum: Int32?
+    private let peers = Locked<[Int32]>([])
+
+    /// - Parameter minimum: Where each pair's local end is moved (see ``SocketPair/init(localAtOrAbove:)``).
+    public init(localAtOrAbove minimum: Int32? = nil) {
+        self.minimum = minimum
+    }
+
+    deinit {
+        self.closePeers()
+    }
+
+    /// A new pair whose peer ``closePeers()`` closes.
+    public func make() throws(POSIXCallError) -> SocketPair {
+        let pair = try SocketPair(localAtOrAbove: self.minimum)
+        self.peers.withLock { $0.append(pair.peer) }
+        return pair
+    }
+
+    /// `count` new pairs, as ``make()`` makes them.
+    public func make(_ count: Int) throws(POSIXCallError) -> [SocketPair] {
+        var pairs: [SocketPair] = []
+        for _ in 0..<count {
+            pairs.append(try self.make())
+        }
+        return pairs
+    }
+
+    /// Closes the peer of every pair made so far (each once).
+    public func closePeers() {
+        let peers = self.peers.withLock { peers in
+            defer { peers = [] }
+            return peers
+        }
+        for peer in peers {
+            _ = close(peer)
         }
     }
 }

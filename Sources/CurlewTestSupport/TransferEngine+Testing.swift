@@ -41,4 +41,15 @@ extension TransferEngine {
         }
         _ = await self.diagnostics()
     }
+
+    /// Checks that the cancelled transfers tagged `tag` really stopped: none is live in the engine,
+    /// and every request of theirs that reached the shared test server was abandoned by the client,
+    /// none answered.
+    public func expectStopped(tag: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let server = try testServer()
+        #expect(await waitUntil { await self.diagnostics().liveTransfers == 0 }, "a cancelled transfer is still live",
+                sourceLocation: sourceLocation)
+        #expect(await waitUntil { server.requests(tagged: tag).allSatisfy { $0.outcome == .abandoned } },
+                "the server's view: \(server.requests(tagged: tag))", sourceLocation: sourceLocation)
+    }
 }

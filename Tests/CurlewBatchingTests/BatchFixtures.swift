@@ -5,20 +5,10 @@ import Dispatch
 import Foundation
 import Testing
 
-/// The one in-process server the batching tests talk to (127.0.0.1 only).
 enum BatchFixtures {
-    static let server: Result<TestServer, any Error> = Result {
-        try TestServer.start(TestServer.Configuration(eventLoopThreads: 2))
-    }
-
     /// The batching tests' own network contexts: a thousand transfers here never queue behind, or
     /// in front of, another target's on `NetworkThread.shared`.
     static let contexts = PrivateContexts(name: "BatchTests")
-}
-
-/// The shared test server.
-func testServer() throws -> TestServer {
-    try BatchFixtures.server.get()
 }
 
 /// A GET of `url` on `engine`, not started.

@@ -1,4 +1,5 @@
 import CurlewBatching
+import CurlewTestSupport
 import Testing
 
 typealias BatchMachine = OperationBatch.StateMachine
@@ -33,7 +34,7 @@ struct BatchStateMachineTests {
     /// members, how often, in which order.
     @Test("any order of reports, with repeats, gives 1…n exactly", arguments: [1, 2, 7, 100])
     func anyOrder(_ total: Int) {
-        var generator = SplitMix(seed: UInt64(total))
+        var generator = SplitMix64(seed: UInt64(total))
         var machine = BatchMachine(total: total)
         var reported: [Int] = []
         while !machine.isComplete {
@@ -119,22 +120,5 @@ extension BatchMachine {
         guard state != .completing else { return machine }
         _ = machine.completionDelivered()
         return machine
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the shuffled reports repeat run to run.
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var value = self.state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -14,7 +14,7 @@ struct CacheFileTests {
     }
 
     private static func request(_ url: String, _ change: (inout TransferOptions) -> Void) throws -> TransferRequest {
-        var options = Fixtures.trustingTestCA
+        var options = TransferOptions.trustingTestCA
         change(&options)
         return TransferRequest(url: try #require(URL(string: url)), options: options)
     }

@@ -34,16 +34,6 @@ struct CancellationTests {
         #expect(error.urlError.code == .cancelled)
     }
 
-    /// The cancelled transfers tagged `tag` really stopped: none is live in the engine, and every
-    /// request of theirs that reached the server was abandoned by the client, none answered.
-    private func expectStopped(_ engine: TransferEngine, tag: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let server = try testServer()
-        #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 }, "a cancelled transfer is still live",
-                sourceLocation: sourceLocation)
-        #expect(await waitUntil { server.requests(tagged: tag).allSatisfy { $0.outcome == .abandoned } },
-                "the server's view: \(server.requests(tagged: tag))", sourceLocation: sourceLocation)
-    }
-
     @Test("before start", arguments: BackendConfiguration.allCases)
     func beforeStart(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
@@ -105,7 +95,7 @@ struct CancellationTests {
             let received = recorder.events.value.progress.last?.bytesReceived ?? 0
             #expect(received > 0 && received < 100_000)
             #expect(recorder.events.value.heads.count == 1)
-            try await self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
@@ -154,7 +144,7 @@ struct CancellationTests {
                 transfers.forEach { $0.cancel() }
             }
             #expect(await waitUntil { recorders.allSatisfy { $0.completionCount > 0 } }, "not every transfer completed")
-            try await self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
             await engine.waitForOpenSockets(0)
             await engine.settle()
             for recorder in recorders {
@@ -182,7 +172,7 @@ struct CancellationTests {
             case .failure(let error):
                 #expect((error as? TransferError)?.code == .cancelled, "\(error)")
             }
-            try await self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 

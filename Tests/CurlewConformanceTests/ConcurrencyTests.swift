@@ -83,7 +83,7 @@ struct NoWaitingTests {
     private func smallBesideSlow(_ backend: BackendConfiguration, tls: Bool) async throws {
         try await withEngine(backend) { engine in
             let server = try testServer()
-            let options = tls ? Fixtures.trustingTestCA : TransferOptions()
+            let options = tls ? TransferOptions.trustingTestCA : TransferOptions()
             let slow = TransferRecorder(engine)
             let slowTransfer = engine.makeTransfer(
                 TransferRequest(url: server.url(.delay(120_000), tls: tls), options: options), delegate: slow)

@@ -197,7 +197,7 @@ struct ConnectionQueueTests {
             let server = try testServer()
             let recorders = (0..<8).map { _ in TransferRecorder(engine) }
             for recorder in recorders {
-                engine.makeTransfer(TransferRequest(url: server.url(.delay(500), tls: true), options: Fixtures.trustingTestCA),
+                engine.makeTransfer(TransferRequest(url: server.url(.delay(500), tls: true), options: TransferOptions.trustingTestCA),
                                     delegate: recorder).start()
             }
             #expect(await engine.diagnostics().transfersWaitingForConnection == 0)

@@ -10,10 +10,6 @@ import Testing
 @Suite("Cookie files and the curl command", .enabled(if: CurlCommand.path != nil, "no curl command"))
 struct CookieFileInteropTests {
 
-    static func temporaryFile() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("curlew-cookies-\(UUID().uuidString).txt")
-    }
-
     /// Runs `curl -sS --noproxy '*' arguments…` and returns what it printed.
     static func curl(_ arguments: [String]) async throws -> Data {
         let command = try #require(CurlCommand.path)
@@ -35,7 +31,7 @@ struct CookieFileInteropTests {
 
     @Test("a jar Curlew saved is sent by curl -b", arguments: BackendConfiguration.allCases)
     func savedByCurlew(_ backend: BackendConfiguration) async throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryFiles.cookieFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let server = try testServer()
         let value = "curlew-\(UUID().uuidString.prefix(8))"
@@ -53,7 +49,7 @@ struct CookieFileInteropTests {
 
     @Test("a file curl -c wrote is loaded and its cookies sent", arguments: BackendConfiguration.allCases)
     func writtenByCurl(_ backend: BackendConfiguration) async throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryFiles.cookieFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let server = try testServer()
         let value = "curl-\(UUID().uuidString.prefix(8))"

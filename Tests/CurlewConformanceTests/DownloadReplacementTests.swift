@@ -102,7 +102,7 @@ struct DownloadReplacementTests {
     func diskFull(_ backend: BackendConfiguration) async {
         let name: String = backend.rawValue
         await #expect(processExitsWith: .success) { [name = name as String] in
-            guard let backend = BackendConfiguration(rawValue: name) else { Self.fail("unknown backend \(name)") }
+            guard let backend = BackendConfiguration(rawValue: name) else { failChildProcess("unknown backend \(name)") }
             await Self.downloadPastTheFileSizeLimit(backend)
         }
     }
@@ -112,31 +112,26 @@ struct DownloadReplacementTests {
     static func downloadPastTheFileSizeLimit(_ backend: BackendConfiguration) async {
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit(rlim_cur: Self.fileSizeLimit, rlim_max: Self.fileSizeLimit)
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { Self.fail("setrlimit: \(errno)") }
-        guard let server = try? TestServer.start() else { Self.fail("no test server") }
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { failChildProcess("setrlimit: \(errno)") }
+        guard let server = try? TestServer.start() else { failChildProcess("no test server") }
         let engine = TransferEngine(scheduler: backend.makeScheduler())
         do {
             try await DownloadFixture.withDestination { directory, destination in
                 let request = TransferRequest(url: server.url(.bytes(4 << 20)), destination: .file(destination))
                 do throws(TransferError) {
                     let response = try await engine.execute(request)
-                    Self.fail("the download succeeded past the limit: \(response.head.status)")
+                    failChildProcess("the download succeeded past the limit: \(response.head.status)")
                 } catch {
-                    guard error.code == .cannotWriteToFile else { Self.fail("expected cannotWriteToFile: \(error)") }
+                    guard error.code == .cannotWriteToFile else { failChildProcess("expected cannotWriteToFile: \(error)") }
                 }
                 let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-                guard names == ["body.bin"] else { Self.fail("files left: \(names)") }
-                guard try Data(contentsOf: destination) == DownloadFixture.oldBytes else { Self.fail("the destination changed") }
+                guard names == ["body.bin"] else { failChildProcess("files left: \(names)") }
+                guard try Data(contentsOf: destination) == DownloadFixture.oldBytes else { failChildProcess("the destination changed") }
             }
         } catch {
-            Self.fail("\(error)")
+            failChildProcess("\(error)")
         }
         await engine.shutdown()
-    }
-
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("disk full: \(message)\n".utf8))
-        exit(1)
     }
 }
 

@@ -45,7 +45,7 @@ struct FaultMatrixTests {
     func boundedMemory(_ backend: BackendConfiguration) async {
         let name: String = backend.rawValue
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name = name as String] in
-            guard let backend = BackendConfiguration(rawValue: name) else { Self.fail("unknown backend \(name)") }
+            guard let backend = BackendConfiguration(rawValue: name) else { failChildProcess("unknown backend \(name)") }
             await Self.measureEveryRow(backend)
         }
         printStandardError(of: result)
@@ -54,7 +54,7 @@ struct FaultMatrixTests {
     /// In the child: every row in turn, its peak memory growth measured; exits with a failure when a
     /// row ends otherwise than expected, completes other than once, or grows the peak too much.
     static func measureEveryRow(_ backend: BackendConfiguration) async {
-        guard let server = try? TestServer.start() else { Self.fail("no test server") }
+        guard let server = try? TestServer.start() else { failChildProcess("no test server") }
         let engine = TransferEngine(scheduler: backend.makeScheduler())
         var failures: [String] = []
         // Warm up: the engine, TLS, the server's bomb bytes.
@@ -63,12 +63,12 @@ struct FaultMatrixTests {
         }
         for row in FaultRow.all {
             guard let before = ProcessInspector.residentMemory(), ProcessInspector.resetPeakResidentMemory() else {
-                Self.fail("cannot read or reset the resident memory")
+                failChildProcess("cannot read or reset the resident memory")
             }
             let start = ContinuousClock.now
             let (code, completions) = await Self.run(row, engine: engine, server: server)
             let elapsed = ContinuousClock.now - start
-            guard let after = ProcessInspector.residentMemory() else { Self.fail("cannot read the resident memory") }
+            guard let after = ProcessInspector.residentMemory() else { failChildProcess("cannot read the resident memory") }
             let growth = after.peak - before.current
             let line = "fault-matrix | \(backend.rawValue) | \(row) | \(code.map { "\($0)" } ?? "success") | "
                 + "\(completions) | peak \(after.peak >> 20) MiB, +\(max(growth, 0) >> 10) KiB | \(elapsed)\n"
@@ -78,7 +78,7 @@ struct FaultMatrixTests {
             if growth > Self.allowedGrowth { failures.append("\(row): peak grew by \(growth >> 20) MiB") }
         }
         await engine.shutdown()
-        guard failures.isEmpty else { Self.fail(failures.joined(separator: "; ")) }
+        guard failures.isEmpty else { failChildProcess(failures.joined(separator: "; ")) }
     }
 
     /// Runs one row and a settling transfer; returns the row's code (`nil`: success) and how many
@@ -86,19 +86,14 @@ struct FaultMatrixTests {
     private static func run(_ row: FaultRow, engine: TransferEngine, server: TestServer) async -> (TransferError.Code?, Int) {
         let recorder = TransferRecorder(engine)
         engine.makeTransfer(row.request(on: server), delegate: recorder).start()
-        guard let result = await recorder.result() else { Self.fail("\(row) never completed") }
+        guard let result = await recorder.result() else { failChildProcess("\(row) never completed") }
         let settle = TransferRecorder(engine)
         engine.makeTransfer(TransferRequest(url: server.url(.bytes(10))), delegate: settle).start()
-        guard case .success = await settle.result() else { Self.fail("the engine did not settle after \(row)") }
+        guard case .success = await settle.result() else { failChildProcess("the engine did not settle after \(row)") }
         switch result {
         case .success: return (nil, recorder.completionCount)
         case .failure(let error): return (error.code, recorder.completionCount)
         }
     }
 
-    /// Ends the child process with a message.
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("FaultMatrixTests: \(message)\n".utf8))
-        exit(1)
-    }
 }

@@ -5,28 +5,6 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// What only the conformance tests share (the server, the engine harness and the recorder are in
-/// CurlewTestSupport).
-enum Fixtures {
-    /// Options that trust the test CA, for the TLS listener.
-    static var trustingTestCA: TransferOptions {
-        var options = TransferOptions()
-        options.tls.trustedRootsFile = TestServer.caCertificatePath
-        return options
-    }
-}
-
-/// Runs `body` with a new engine on `backend` (see `withEngine(on:)`), then checks that it left
-/// nothing behind.
-func withEngine(
-    _ backend: BackendConfiguration,
-    configure: (inout TransferEngine.Configuration) -> Void = { _ in },
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: (TransferEngine) async throws -> Void
-) async throws {
-    try await withEngine(on: backend.makeScheduler(), configure: configure, sourceLocation: sourceLocation, body)
-}
-
 extension TransferEngine {
     /// Starts `request` with a recorder and waits for its one completion (counted after a settling
     /// transfer, so a late second completion would be seen).
@@ -56,14 +34,6 @@ extension TransferEngine {
         case .failure(let error):
             return error
         }
-    }
-}
-
-extension TransferRequest {
-    /// A GET of a test server route.
-    static func get(_ route: Route, tls: Bool = false) throws -> TransferRequest {
-        let server = try testServer()
-        return TransferRequest(url: server.url(route, tls: tls), options: tls ? Fixtures.trustingTestCA : TransferOptions())
     }
 }
 

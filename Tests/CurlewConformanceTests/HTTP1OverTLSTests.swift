@@ -14,7 +14,7 @@ struct HTTP1OverTLSTests {
     }
 
     private static func request(_ url: URL) -> TransferRequest {
-        TransferRequest(url: url, options: Fixtures.trustingTestCA)
+        TransferRequest(url: url, options: TransferOptions.trustingTestCA)
     }
 
     @Test("after an HTTP/1.1 answer, HTTPS transfers beyond the per-host limit wait in the engine",

@@ -53,7 +53,7 @@ struct ProxyTests {
         try await withEngine(backend) { engine in
             let response = try await engine.fetch(Self.request(server.url(.bytes(100), tls: true),
                                                                via: ProxyServer(url: "http://127.0.0.1:\(proxy.port)"),
-                                                               options: Fixtures.trustingTestCA))
+                                                               options: TransferOptions.trustingTestCA))
             #expect(response.body == Data(TestServer.expectedBody(count: 100)))
             #expect(proxy.file("tinyproxy.log").contains("CONNECT 127.0.0.1:\(server.tlsPort) HTTP/1.1"))
             #expect(response.metrics.remotePort == proxy.port, "connected to the proxy")
@@ -92,7 +92,7 @@ struct ProxyTests {
             // Through the CONNECT tunnel too.
             let tunnelled = try await engine.fetch(Self.request(
                 server.url(.bytes(10), tls: true), via: ProxyServer(url: "http://127.0.0.1:\(proxy.port)", credentials: Self.secret),
-                options: Fixtures.trustingTestCA))
+                options: TransferOptions.trustingTestCA))
             #expect(tunnelled.body == Data(TestServer.expectedBody(count: 10)))
         }
     }

@@ -100,7 +100,7 @@ struct RedirectTests {
             #expect(try EchoReply(try await engine.fetch(sameOrigin)).headerValues("Authorization") == ["Bearer secret"])
             // The TLS listener is another origin (scheme and port differ).
             var crossOrigin = TransferRequest(url: server.url(.redirectTo(url: server.url(.echo, tls: true).absoluteString)),
-                                              options: Fixtures.trustingTestCA)
+                                              options: TransferOptions.trustingTestCA)
             crossOrigin.head.headerFields[.authorization] = "Bearer secret"
             #expect(try EchoReply(try await engine.fetch(crossOrigin)).headerValues("Authorization").isEmpty)
         }
@@ -116,7 +116,7 @@ struct RedirectTests {
             setCookie.options.cookieJar = jar
             _ = try await engine.fetch(setCookie)
             func request(redirectingTo target: URL) -> TransferRequest {
-                var request = TransferRequest(url: server.url(.redirectTo(url: target.absoluteString)), options: Fixtures.trustingTestCA)
+                var request = TransferRequest(url: server.url(.redirectTo(url: target.absoluteString)), options: .trustingTestCA)
                 request.head.headerFields[apiKey] = "k3y"
                 request.options.secretHeaderNames = [apiKey]
                 request.options.cookieJar = jar

@@ -175,22 +175,18 @@ struct ResumeDataTests {
 
     /// In the child: reads the resume data, continues the download on a new engine, checks the file.
     static func resumeInChild(backend name: String, resumeDataPath: String, tag: String) async {
-        func fail(_ message: String) -> Never {
-            FileHandle.standardError.write(Data("ResumeDataTests: \(message)\n".utf8))
-            exit(1)
-        }
-        guard let backend = BackendConfiguration(rawValue: name) else { fail("unknown backend \(name)") }
+        guard let backend = BackendConfiguration(rawValue: name) else { failChildProcess("unknown backend \(name)") }
         guard let json = FileManager.default.contents(atPath: resumeDataPath),
-              let data = try? JSONDecoder().decode(ResumeData.self, from: json) else { fail("unreadable resume data") }
+              let data = try? JSONDecoder().decode(ResumeData.self, from: json) else { failChildProcess("unreadable resume data") }
         let engine = TransferEngine(scheduler: backend.makeScheduler())
         let recorder = TransferRecorder(engine)
         let request = TransferRequest(url: data.url, destination: .file(data.destination)).tagged(tag)
         engine.makeTransfer(request, resumingFrom: data, delegate: recorder).start()
-        guard case .success(let response)? = await recorder.result() else { fail("the resumed download failed") }
+        guard case .success(let response)? = await recorder.result() else { failChildProcess("the resumed download failed") }
         await engine.shutdown()
         guard response.fileURL == data.destination, let expected = Self.route.expectedBody,
               FileManager.default.contents(atPath: data.destination.path) == Data(expected) else {
-            fail("the file is not the entity")
+            failChildProcess("the file is not the entity")
         }
     }
 }

@@ -19,7 +19,7 @@ struct RetryBudgetTests {
             #expect(engine.retryBudget.retryRatio == 0.2 && engine.retryBudget.minimumRetries == 10)
             // A window no test outlasts, so no count ages out however slow the machine: the bound is exact.
             let budget = RetryBudget(window: .seconds(3_600))
-            let key = "engine-storm-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
+            let key = uniqueKey("engine-storm", backend)
             let request = try TransferRequest.get(.flaky(key: key, failures: 1_000_000_000))
             let statuses = await withTaskGroup(of: Int?.self) { group in
                 for _ in 0..<Self.storm {

@@ -9,19 +9,12 @@ import Testing
 /// sent whole again; a cancel during the wait ends it at once.
 @Suite("Retries on the engine")
 struct RetryTests {
-    /// Quick retries: up to 4 attempts, waits under 20 ms.
-    static let quick = RetryPolicy(maximumAttempts: 4, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     @Test("a 503 twice, then success: three attempts", arguments: BackendConfiguration.allCases)
     func recoversAfterServiceUnavailable(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("503", backend)
+        let key = uniqueKey("503", backend)
         try await withEngine(backend) { engine in
-            let response = try await engine.execute(TransferRequest(url: server.url(.flaky(key: key, failures: 2))), retry: Self.quick)
+            let response = try await engine.execute(TransferRequest(url: server.url(.flaky(key: key, failures: 2))), retry: .quickForTests)
             #expect(response.head.status == .ok)
             #expect(response.metrics.retryCount == 2)
             #expect(server.requests(forKey: key) == 3)
@@ -31,10 +24,10 @@ struct RetryTests {
     @Test("attempts run out: the last response is the result", arguments: BackendConfiguration.allCases)
     func attemptsRunOut(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("502", backend)
+        let key = uniqueKey("502", backend)
         try await withEngine(backend) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 100, status: 502)))
-            let response = try await engine.execute(request, retry: Self.quick)
+            let response = try await engine.execute(request, retry: .quickForTests)
             #expect(response.head.status == .badGateway)
             #expect(response.metrics.retryCount == 3)
             #expect(server.requests(forKey: key) == 4)
@@ -44,10 +37,10 @@ struct RetryTests {
     @Test("a POST is not retried by default", arguments: BackendConfiguration.allCases)
     func postNotRetried(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("post", backend)
+        let key = uniqueKey("post", backend)
         try await withEngine(backend) { engine in
             let post = TransferRequest(url: server.url(.flaky(key: key, failures: 1)), method: .post, body: .data(Data("x".utf8)))
-            let response = try await engine.execute(post, retry: Self.quick)
+            let response = try await engine.execute(post, retry: .quickForTests)
             #expect(response.head.status == .serviceUnavailable)
             #expect(server.requests(forKey: key) == 1)
         }
@@ -58,17 +51,17 @@ struct RetryTests {
     @Test("a reset before any byte is retried for a GET", arguments: BackendConfiguration.allCases)
     func resetRetried(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let resetKey = Self.key("reset", backend)
+        let resetKey = uniqueKey("reset", backend)
         try await withEngine(backend) { engine in
             let reset = TransferRequest(url: server.url(.flaky(key: resetKey, failures: 1, status: 0)))
-            let response = try await engine.execute(reset, retry: Self.quick)
+            let response = try await engine.execute(reset, retry: .quickForTests)
             #expect(response.head.status == .ok)
             #expect(response.metrics.retryCount == 1)
             #expect(server.requests(forKey: resetKey) == 2)
         }
         try await withEngine(backend) { engine in
             // Without a policy the same reset is the failure.
-            let once = TransferRequest(url: server.url(.flaky(key: Self.key("reset-once", backend), failures: 1, status: 0)))
+            let once = TransferRequest(url: server.url(.flaky(key: uniqueKey("reset-once", backend), failures: 1, status: 0)))
             let error = try await #require(throws: TransferError.self) { try await engine.execute(once, retry: .none) }
             #expect(error.code == .networkConnectionLost)
             #expect(!error.responseStarted)
@@ -78,14 +71,14 @@ struct RetryTests {
     @Test("a retried streamed body is read again from its start", arguments: BackendConfiguration.allCases)
     func streamedBodyReopened(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("body", backend)
+        let key = uniqueKey("body", backend)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-retry-\(UUID().uuidString)")
         let bytes = Data(TestServer.expectedBody(count: 300_000, offset: 3))
         try bytes.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         try await withEngine(backend) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 2)), method: .put, body: .file(file))
-            let response = try await engine.execute(request, retry: Self.quick)
+            let response = try await engine.execute(request, retry: .quickForTests)
             let echo = try EchoReply(response)
             #expect(echo.bodyLength == bytes.count)
             #expect(echo.bodyChecksum == FNV1a64.hex(TestServer.checksum(bytes)))
@@ -96,11 +89,11 @@ struct RetryTests {
     @Test("Retry-After is waited for", arguments: BackendConfiguration.allCases)
     func retryAfterHonoured(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("retry-after", backend)
+        let key = uniqueKey("retry-after", backend)
         try await withEngine(backend) { engine in
             let start = ContinuousClock.now
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 1, status: 429, retryAfter: "1")))
-            let response = try await engine.execute(request, retry: Self.quick)
+            let response = try await engine.execute(request, retry: .quickForTests)
             #expect(response.head.status == .ok)
             #expect(ContinuousClock.now - start >= .milliseconds(950), "the retry came before Retry-After")
         }
@@ -109,7 +102,7 @@ struct RetryTests {
     @Test("cancelling during the wait ends it at once, with one cancellation", arguments: BackendConfiguration.allCases)
     func cancelDuringBackoff(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("cancel", backend)
+        let key = uniqueKey("cancel", backend)
         try await withEngine(backend) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 1, status: 503, retryAfter: "30")))
             let task = Task { try await engine.execute(request, retry: .default) }

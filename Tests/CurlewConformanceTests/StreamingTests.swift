@@ -17,10 +17,6 @@ struct StreamingTests {
     static let firehoseBytes = 128 << 20
     static let firehoseChecksum = TestServer.checksum(TestServer.expectedBody(count: firehoseBytes))
 
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     /// Reads `body` to its end: how many bytes came and their checksum.
     static func digest(_ body: ResponseBody) async throws -> (count: Int, checksum: UInt64) {
         var hasher = FNV1a64()
@@ -74,7 +70,7 @@ struct StreamingTests {
     func collectLimit(_ backend: BackendConfiguration) async throws {
         try await withEngine(backend) { engine in
             let tag = UUID().uuidString
-            let route = Route.firehose(key: Self.key("collect", backend), bytes: 64 << 20)
+            let route = Route.firehose(key: uniqueKey("collect", backend), bytes: 64 << 20)
             let response = try await engine.stream(try TransferRequest.get(route).tagged(tag), bufferSize: 64 << 10)
             let error = await #expect(throws: TransferError.self) { try await response.body.collect(upTo: 1 << 20) }
             #expect(error?.code == .responseTooLarge)
@@ -186,7 +182,7 @@ struct StreamingTests {
           arguments: BackendConfiguration.allCases, Wire.allCases)
     func backpressure(_ backend: BackendConfiguration, wire: Wire) async throws {
         let server = try testServer()
-        let key = Self.key("firehose", backend)
+        let key = uniqueKey("firehose", backend)
         let total = Self.firehoseBytes
         let bufferSize = 64 << 10
         let bound = try Self.firehoseBound(bufferSize: bufferSize)
@@ -291,7 +287,7 @@ struct StreamingTests {
         try await withEngine(backend) { engine in
             let tag = UUID().uuidString
             do {
-                let response = try await engine.stream(try TransferRequest.get(.firehose(key: Self.key("drop", backend), bytes: 64 << 20)).tagged(tag))
+                let response = try await engine.stream(try TransferRequest.get(.firehose(key: uniqueKey("drop", backend), bytes: 64 << 20)).tagged(tag))
                 #expect(response.head.status == .ok)
             }
             #expect(await waitUntil { server.requests(tagged: tag).first?.outcome == .abandoned })
@@ -552,7 +548,7 @@ struct StreamingTests {
     @Test("a server that does not read holds the producer back", arguments: BackendConfiguration.allCases, [false, true])
     func uploadBackpressure(_ backend: BackendConfiguration, tls: Bool) async throws {
         let server = try testServer()
-        let key = Self.key("hold", backend)
+        let key = uniqueKey("hold", backend)
         let total = 64 << 20
         let bufferSize = 256 << 10
         // The stream's buffer and one chunk, curl's upload buffer (64 KiB), the kernel's buffers, and
@@ -600,7 +596,7 @@ struct StreamingTests {
     @Test("a retry may send a stream never read; after bytes were read the attempt's outcome stands", arguments: BackendConfiguration.allCases)
     func retries(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let quick = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
+        let quick = RetryPolicy.quickForTests(maximumAttempts: 3)
         try await withEngine(backend) { engine in
             // Refused three times: each attempt takes the stream again, none reads it.
             let unread = CountingChunks(chunkSize: 1000, total: 10_000)
@@ -612,7 +608,7 @@ struct StreamingTests {
             #expect(unread.produced.value == 0)
 
             // A 503 after the whole body: the retry cannot send it again, so the 503 is the outcome.
-            let key = Self.key("stream-retry", backend)
+            let key = uniqueKey("stream-retry", backend)
             let (pieces, _, _) = Self.pieces(10, of: 1000)
             let flaky = TransferRequest(url: server.url(.flaky(key: key, failures: 1)), method: .put,
                                         body: .stream(RequestBodyStream(pieces)))
@@ -657,7 +653,7 @@ struct StreamingTests {
     /// A firehose of 64 MiB, tagged, streamed through a 64 KiB buffer.
     static func startFirehose(_ engine: TransferEngine, _ backend: BackendConfiguration) throws -> (StreamedTransfer, String) {
         let tag = UUID().uuidString
-        let request = try TransferRequest.get(.firehose(key: Self.key("cancel", backend), bytes: 64 << 20)).tagged(tag)
+        let request = try TransferRequest.get(.firehose(key: uniqueKey("cancel", backend), bytes: 64 << 20)).tagged(tag)
         return (engine.startStreaming(request, bufferSize: 64 << 10), tag)
     }
 
@@ -794,22 +790,5 @@ struct StormPlan: Sendable, CustomStringConvertible {
             }
             return received
         }
-    }
-}
-
-/// A small seeded generator, so the storm's draw is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var value = self.state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

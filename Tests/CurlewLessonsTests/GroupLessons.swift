@@ -88,7 +88,7 @@ struct GroupLessons {
         let dependant = BlockOperation { sawRequestFinished.set(request.isFinished) }
         dependant.addDependency(request)
         let free = BlockOperation {}
-        let hold = await ContextHold.hold(engine)
+        let hold = await ContextGate.hold(engine)
         let queue = OperationQueue()
         queue.enqueue([dependant, request, free])
         #expect(await waitUntil { free.isFinished && request.isExecuting }, "operations without dependencies start at once")

@@ -71,7 +71,7 @@ struct OperationLessons {
         let url = try server().url(.bytes(10))
         let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
         let notes = NotificationLog(operation)
-        let gate = await ContextHold.hold(engine)
+        let gate = await ContextGate.hold(engine)
         operation.start()
         #expect(operation.isExecuting && !operation.isFinished)
         #expect(await waitUntil { notes.names.value == [RequestOperation.didStartNotification] })
@@ -124,7 +124,7 @@ struct OperationLessons {
         let racedTag = UUID().uuidString
         let raced = RequestOperation(request: request.tagged(racedTag), engine: engine)
         let racedFinishes = FinishCounter(raced)
-        let gate = await ContextHold.hold(engine)
+        let gate = await ContextGate.hold(engine)
         raced.start()
         raced.cancel()
         #expect(!raced.isFinished, "the cancel goes through the context, like the start")
@@ -354,31 +354,6 @@ final class SignallingDelegate: TransferDelegate, Sendable {
     }
 }
 
-/// Holds an engine's context until released, so nothing completes meanwhile.
-final class ContextHold: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let entered = Locked(false)
-    private let released = Locked(false)
-
-    static func hold(_ engine: TransferEngine) async -> ContextHold {
-        let hold = ContextHold()
-        engine.scheduler.perform {
-            hold.entered.set(true)
-            _ = hold.semaphore.wait(timeout: .now() + 30)
-        }
-        #expect(await waitUntil { hold.entered.value })
-        return hold
-    }
-
-    func release() {
-        let first = self.released.withLock { released -> Bool in
-            defer { released = true }
-            return !released
-        }
-        if first { self.semaphore.signal() }
-    }
-}
-
 /// The names of one operation's notifications, in order.
 final class NotificationLog: Sendable {
     let names = Locked<[Notification.Name]>([])
@@ -443,12 +418,5 @@ final class WhereSerializer: ResponseSerializer {
         let onProcessingQueue = DispatchQueue.getSpecific(key: Self.processingKey) != nil
         self.ran.set(Ran(onContext: self.scheduler.isOnContext, onProcessingQueue: onProcessingQueue))
         return body
-    }
-}
-
-extension TransferError {
-    /// Whether this is a cancellation carrying `url`.
-    func isCancellation(of url: URL?) -> Bool {
-        self.code == .cancelled && self.failingURL == url
     }
 }

@@ -14,8 +14,8 @@ struct CallbackTests {
     @Test("serialization runs on the processing queue; handlers and notifications on the chosen queues",
           arguments: BackendConfiguration.allCases)
     func queues(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let operation = RequestOperation(request: try request(.bytes(500)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let operation = RequestOperation(request: try TransferRequest.get(.bytes(500)), engine: engine)
             let serializer = RecordingSerializer(engine)
             operation.responseSerializer = serializer
             let completion = MarkedQueue("completion")
@@ -38,17 +38,17 @@ struct CallbackTests {
     @Test("a blocked serializer holds up no response that arrives after it has run a while",
           .serialized, arguments: BackendConfiguration.allCases)
     func blockedSerializer(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let blocked = BlockingSerializer()
             defer { blocked.release.signal() }
-            let first = RequestOperation(request: try request(.bytes(10)), engine: engine)
+            let first = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
             first.responseSerializer = blocked
             first.start()
             #expect(await waitUntil { blocked.entered.value })
             let slow = DispatchTime.now().uptimeNanoseconds + 2 * ProcessingQueues.slowBlock
             #expect(await waitUntil { DispatchTime.now().uptimeNanoseconds > slow })
 
-            let others = try (0..<8).map { _ in RequestOperation(request: try request(.bytes(10)), engine: engine) }
+            let others = try (0..<8).map { _ in RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine) }
             for operation in others { operation.start() }
             #expect(await waitUntil { others.allSatisfy(\.isFinished) })
             #expect(!first.isFinished, "the blocked serializer is still running")
@@ -65,8 +65,8 @@ struct CallbackTests {
 
     @Test("a serializer that throws makes the operation fail with its error", arguments: BackendConfiguration.allCases)
     func serializerError(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let operation = RequestOperation(request: try request(.status(404)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let operation = RequestOperation(request: try TransferRequest.get(.status(404)), engine: engine)
             operation.responseSerializer = StatusValidatingSerializer()
             let probe = OperationProbe(operation)
             operation.start()
@@ -85,14 +85,14 @@ struct CallbackTests {
     /// handler — here the handlers are held back on a suspended queue until the dependant ran.
     @Test("a dependant's group notify runs after every handler", arguments: BackendConfiguration.allCases)
     func completionGroup(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let group = DispatchGroup()
             let handlers = DispatchQueue(label: "handlers")
             handlers.suspend()
             let handled = Locked(0)
             let handledWhenDependantRan = Locked<Int?>(nil)
             let handledAtNotify = Locked<Int?>(nil)
-            let operations = try (0..<5).map { _ in RequestOperation(request: try request(.bytes(10)), engine: engine) }
+            let operations = try (0..<5).map { _ in RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine) }
             let dependant = BlockOperation {
                 handledWhenDependantRan.set(handled.value)
                 group.notify(queue: .global()) { handledAtNotify.set(handled.value) }
@@ -117,9 +117,9 @@ struct CallbackTests {
 
     @Test("progress: on the chosen queue, in order, coalesced for a slow handler", arguments: BackendConfiguration.allCases)
     func downloadProgress(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(2_000_000, chunked: true)
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             let progressQueue = MarkedQueue("progress", concurrent: true)
             operation.progressQueue = progressQueue.queue
             let seen = Locked<[Int64]>([])
@@ -152,7 +152,7 @@ struct CallbackTests {
 
     @Test("upload progress and the Foundation Progress", arguments: BackendConfiguration.allCases)
     func uploadProgress(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let body = Data(repeating: 7, count: 300_000)
             let url = try testServer().url(.echo)
             let operation = RequestOperation(request: TransferRequest(url: url, method: .post, body: .data(body)), engine: engine)
@@ -170,7 +170,7 @@ struct CallbackTests {
 
     @Test("cancelling the Foundation Progress cancels the operation", arguments: BackendConfiguration.allCases)
     func progressCancels(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.delay(10_000))
             let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
             let probe = OperationProbe(operation)
@@ -185,8 +185,8 @@ struct CallbackTests {
     /// needs it. (`RequestOperation.defaultCallbackQueues = .main` restores AFNetworking's choice.)
     @Test("by default no callback runs on the main thread", arguments: BackendConfiguration.allCases)
     func notMain(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let operation = RequestOperation(request: try request(.bytes(100_000)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let operation = RequestOperation(request: try TransferRequest.get(.bytes(100_000)), engine: engine)
             let onMain = Locked(0)
             let finishNotified = Locked(false)
             let note: @Sendable () -> Void = { if Thread.isMainThread { onMain.withLock { $0 += 1 } } }

@@ -19,24 +19,14 @@ struct CancellationTests {
     /// A GET of `.delay(120_000)` without an idle timeout, tagged `tag`: it completes only if it is
     /// cancelled.
     static func neverAnswered(tag: String) throws -> TransferRequest {
-        var request = try request(.delay(120_000)).tagged(tag)
+        var request = try TransferRequest.get(.delay(120_000)).tagged(tag)
         request.options.idleTimeout = nil
         return request
     }
 
-    /// The cancelled operations' transfers (tagged `tag`) really stopped: none is live in the engine,
-    /// and every request of theirs that reached the server was abandoned by the client.
-    static func expectStopped(_ engine: TransferEngine, tag: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let server = try testServer()
-        #expect(await waitUntil { await engine.diagnostics().liveTransfers == 0 }, "a cancelled transfer is still live",
-                sourceLocation: sourceLocation)
-        #expect(await waitUntil { server.requests(tagged: tag).allSatisfy { $0.outcome == .abandoned } },
-                "the server's view: \(server.requests(tagged: tag))", sourceLocation: sourceLocation)
-    }
-
     @Test("before start: finishes when started, without a request", arguments: BackendConfiguration.allCases)
     func beforeStart(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.bytes(10))
             let tag = UUID().uuidString
             let operation = RequestOperation(request: TransferRequest(url: url).tagged(tag), engine: engine)
@@ -60,12 +50,12 @@ struct CancellationTests {
     /// queue starts it at once and it finishes, while its dependency is still running.
     @Test("before enqueue, with an unfinished dependency: the queue finishes it promptly", arguments: BackendConfiguration.allCases)
     func cancelledWithDependency(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             let gate = await ContextGate.hold(engine)
             defer { gate.release() }
-            let dependency = RequestOperation(request: try request(.bytes(10)), engine: engine)
-            let cancelled = RequestOperation(request: try request(.bytes(20)), engine: engine)
+            let dependency = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
+            let cancelled = RequestOperation(request: try TransferRequest.get(.bytes(20)), engine: engine)
             cancelled.addDependency(dependency)
             let probes = [OperationProbe(dependency), OperationProbe(cancelled)]
             cancelled.cancel()
@@ -85,7 +75,7 @@ struct CancellationTests {
     /// operation finishes because the cancel closed the connecting socket.
     @Test("while connecting", arguments: BackendConfiguration.allCases)
     func whileConnecting(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().blackholeURL
             var request = TransferRequest(url: url)
             request.options.connectTimeout = .seconds(600)
@@ -105,7 +95,7 @@ struct CancellationTests {
 
     @Test("mid-body", arguments: BackendConfiguration.allCases)
     func midBody(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.drip(bytes: 100_000, chunks: 2, intervalMilliseconds: 120_000))
             let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
             let probe = OperationProbe(operation)
@@ -128,8 +118,8 @@ struct CancellationTests {
 
     @Test("after finish: no effect", arguments: BackendConfiguration.allCases)
     func afterFinish(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let operation = RequestOperation(request: try request(.bytes(10)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let operation = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
             let probe = OperationProbe(operation)
             operation.start()
             _ = try await bounded { try await operation.responseObject() }
@@ -143,7 +133,7 @@ struct CancellationTests {
 
     @Test("twice: one finish", arguments: BackendConfiguration.allCases)
     func twice(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let tag = UUID().uuidString
             let request = try Self.neverAnswered(tag: tag)
             let operation = RequestOperation(request: request, engine: engine)
@@ -158,13 +148,13 @@ struct CancellationTests {
             #expect(probe.cancellation?.failingURL == request.url)
             operation.cancel()
             #expect(probe.handlerCalls == 1)
-            try await Self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
     @Test("from many threads at once: one finish", arguments: BackendConfiguration.allCases)
     func fromManyThreads(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let tag = UUID().uuidString
             let request = try Self.neverAnswered(tag: tag)
             for _ in 0..<5 {
@@ -178,7 +168,7 @@ struct CancellationTests {
                 #expect(record.failures == 1)
                 #expect(probe.cancellation?.failingURL == request.url)
             }
-            try await Self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
@@ -189,7 +179,7 @@ struct CancellationTests {
     /// answered it.
     @Test("before the transfer exists on the context", arguments: BackendConfiguration.allCases)
     func beforeTheTransferExists(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let tag = UUID().uuidString
             let request = try Self.neverAnswered(tag: tag)
             let url = request.url
@@ -205,13 +195,13 @@ struct CancellationTests {
             let record = await probe.expectFinishedOnce()
             #expect(record.failures == 1)
             #expect(probe.cancellation?.failingURL == url)
-            try await Self.expectStopped(engine, tag: tag)
+            try await engine.expectStopped(tag: tag)
         }
     }
 
     @Test("while paused: the operation finishes", arguments: BackendConfiguration.allCases)
     func whilePaused(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.drip(bytes: 100_000, chunks: 2, intervalMilliseconds: 120_000))
             var request = TransferRequest(url: url)
             request.options.idleTimeout = nil
@@ -236,7 +226,7 @@ struct CancellationTests {
     /// response being serialized) still wins: cancel before finish always means failure.
     @Test("while the response is being serialized: the cancel wins", arguments: BackendConfiguration.allCases)
     func whileSerializing(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.bytes(10))
             let operation = RequestOperation(request: TransferRequest(url: url), engine: engine)
             let serializer = BlockingSerializer()

@@ -31,7 +31,7 @@ struct DefaultCompletionQueueTests {
           arguments: BackendConfiguration.allCases)
     func onTheCompletionQueue(_ backend: BackendConfiguration) async throws {
         let keys = Self.keys
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let seen = Locked<[Where]>([])
             let note: @Sendable () -> Void = {
                 let here = Where(onCompletionQueue: DispatchQueue.getSpecific(key: keys.completion) != nil,
@@ -40,7 +40,7 @@ struct DefaultCompletionQueueTests {
                 seen.withLock { $0.append(here) }
             }
             let operations = try [Route.bytes(10), .status(404), .bytes(20), .status(500)].map { route in
-                let operation = RequestOperation(request: try request(route), engine: engine)
+                let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
                 operation.responseSerializer = StatusValidatingSerializer()
                 operation.setCompletionHandlers(success: { _, _ in note() }, failure: { _, _ in note() })
                 return operation
@@ -59,12 +59,12 @@ struct DefaultCompletionQueueTests {
     @Test("handlers that block until a later operation finishes hold up no response",
           arguments: BackendConfiguration.allCases)
     func blockingHandlers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let last = RequestOperation(request: try request(.bytes(10)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let last = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
             let entered = Locked(0)
             let sawLastFinish = Locked<[Bool]>([])
             let blocking = try (0..<RequestOperation.processingQueues.count).map { _ in
-                let operation = RequestOperation(request: try request(.bytes(10)), engine: engine)
+                let operation = RequestOperation(request: try TransferRequest.get(.bytes(10)), engine: engine)
                 operation.setCompletionHandlers(success: { _, _ in
                     entered.withLock { $0 += 1 }
                     let finished = blockingWaitUntil(timeout: .seconds(30)) { last.isFinished }

@@ -37,7 +37,7 @@ struct DownloadStagingTests {
     func success(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await DownloadFixture.withDestination { directory, destination in
-            try await withEngine(backend) { engine in
+            try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let (operation, record) = await Self.download(server.url(.bytes(300_000)), to: destination,
                                                               serializer: HTTPResponseSerializer(), engine: engine)
                 #expect(record.successes == 1, "\(String(describing: record.error))")
@@ -54,7 +54,7 @@ struct DownloadStagingTests {
         let server = try testServer()
         for existing in [true, false] {
             try await DownloadFixture.withDestination(existing: existing) { directory, destination in
-                try await withEngine(backend) { engine in
+                try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                     let (operation, record) = await Self.download(server.url(.status(404)), to: destination,
                                                                   serializer: HTTPResponseSerializer(), engine: engine)
                     let error = try #require(record.error as? ResponseSerializationError, "\(String(describing: record.error))")
@@ -73,7 +73,7 @@ struct DownloadStagingTests {
     func refusedValidation(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await DownloadFixture.withDestination { directory, destination in
-            try await withEngine(backend) { engine in
+            try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let (operation, record) = await Self.download(server.url(.bytes(100_000)), to: destination,
                                                               serializer: RefusingSerializer(), engine: engine)
                 #expect(record.error is RefusingSerializer.Refused, "\(String(describing: record.error))")
@@ -87,7 +87,7 @@ struct DownloadStagingTests {
     func cancelMidBody(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await DownloadFixture.withDestination { directory, destination in
-            try await withEngine(backend) { engine in
+            try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let received = Locked<Int64>(0)
                 let request = TransferRequest(url: server.faultURL(.stallBody), destination: .file(destination))
                 let operation = RequestOperation(request: request, engine: engine)
@@ -108,7 +108,7 @@ struct DownloadStagingTests {
     func brokenMidBody(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await DownloadFixture.withDestination { directory, destination in
-            try await withEngine(backend) { engine in
+            try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let (_, record) = await Self.download(server.url(.closeMidBody(bytes: 1 << 20)), to: destination,
                                                       serializer: HTTPResponseSerializer(), engine: engine)
                 #expect((record.error as? TransferError)?.code == .networkConnectionLost, "\(String(describing: record.error))")
@@ -120,9 +120,9 @@ struct DownloadStagingTests {
     @Test("retried 503s never reach the file; the last attempt's body does", arguments: BackendConfiguration.allCases)
     func retried(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = "op-dl-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
+        let key = uniqueKey("op-dl", backend)
         try await DownloadFixture.withDestination { directory, destination in
-            try await withEngine(backend) { engine in
+            try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let (operation, record) = await Self.download(
                     server.url(.flaky(key: key, failures: 2)), to: destination, serializer: HTTPResponseSerializer(),
                     engine: engine) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5)) }
@@ -140,7 +140,7 @@ struct DownloadStagingTests {
     func unvalidated(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await DownloadFixture.withDestination { directory, destination in
-            try await withEngine(backend) { engine in
+            try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
                 let (operation, record) = await Self.download(server.url(.status(404)), to: destination,
                                                               serializer: DataResponseSerializer(), engine: engine)
                 #expect(record.successes == 1)

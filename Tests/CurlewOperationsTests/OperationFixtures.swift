@@ -5,36 +5,8 @@ import Dispatch
 import Foundation
 import Testing
 
-/// A GET of a test server route.
-func request(_ route: Route) throws -> TransferRequest {
-    TransferRequest(url: try testServer().url(route))
-}
-
-/// Runs `body` with a new engine on `backend` (a context of its own, see
-/// ``BackendConfiguration/makeIsolatedScheduler()``), then checks that it left nothing behind.
-func withEngine(
-    _ backend: BackendConfiguration,
-    configure: (inout TransferEngine.Configuration) -> Void = { _ in },
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: (TransferEngine) async throws -> Void
-) async throws {
-    try await withEngine(on: backend.makeIsolatedScheduler(), configure: configure, sourceLocation: sourceLocation, body)
-}
-
-extension BackendConfiguration {
-    /// A scheduler of this configuration whose context serves only these tests: the run-loop
-    /// configurations get network threads of their own instead of `NetworkThread.shared`.
-    ///
-    /// Some tests here hold the context on purpose (``ContextGate``) and release it from async
-    /// code. Other suites' synchronous tests block cooperative threads while they wait for
-    /// `NetworkThread.shared`; holding that thread could leave no cooperative thread to release
-    /// it. A thread of our own cannot be part of such a cycle.
-    func makeIsolatedScheduler() -> any TransferScheduler {
-        self.makeScheduler(in: IsolatedThreads.contexts)
-    }
-}
-
-/// The network threads of the operation tests (network threads live as long as the process).
+/// The operation tests' own network contexts (network threads live as long as the process): some
+/// tests here hold the context on purpose (`ContextGate`).
 enum IsolatedThreads {
     static let contexts = PrivateContexts(name: "OpsTests")
 }
@@ -164,7 +136,7 @@ final class OperationProbe: Sendable {
     /// operation's finish had queued there (on a serial queue, they also ran after it).
     func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
-            let barrier = RequestOperation(request: try request(.bytes(1)), transport: self.transport)
+            let barrier = RequestOperation(request: try TransferRequest.get(.bytes(1)), transport: self.transport)
             barrier.completionQueue = self.completionQueue
             barrier.notificationQueue = self.notificationQueue
             let probe = OperationProbe(barrier)
@@ -188,39 +160,4 @@ final class OperationProbe: Sendable {
 /// `NotificationCenter.removeObserver(_:)`, which is thread-safe.
 struct ObserverTokens: @unchecked Sendable {
     let tokens: [any NSObjectProtocol]
-}
-
-/// Blocks an engine's network context until released: nothing completes meanwhile, so a test can
-/// look at an operation between two steps without racing its transfer.
-final class ContextGate: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let entered = Locked(false)
-    private let released = Locked(false)
-
-    /// Holds `engine`'s context; returns once it is held.
-    static func hold(_ engine: TransferEngine) async -> ContextGate {
-        let gate = ContextGate()
-        engine.scheduler.perform {
-            gate.entered.set(true)
-            _ = gate.semaphore.wait(timeout: .now() + 60)
-        }
-        #expect(await waitUntil { gate.entered.value }, "the context never ran the gate")
-        return gate
-    }
-
-    /// Lets the context run again (idempotent).
-    func release() {
-        let first = self.released.withLock { released -> Bool in
-            defer { released = true }
-            return !released
-        }
-        if first { self.semaphore.signal() }
-    }
-}
-
-extension TransferError {
-    /// Whether this is a cancellation for `url`.
-    func isCancellation(of url: URL?) -> Bool {
-        self.code == .cancelled && self.failingURL == url
-    }
 }

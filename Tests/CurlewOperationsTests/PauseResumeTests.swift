@@ -22,7 +22,7 @@ struct PauseResumeTests {
     ) async throws -> (RequestOperation, [TaggedRequest]) {
         let server = try testServer()
         let tag = UUID().uuidString
-        let operation = RequestOperation(request: try request(route).tagged(tag), engine: engine)
+        let operation = RequestOperation(request: try TransferRequest.get(route).tagged(tag), engine: engine)
         let notifications = MarkedQueue("notifications")
         let probe = OperationProbe(operation, notificationQueue: notifications)
         operation.progressQueue = DispatchQueue(label: "progress")  // serial: overcommit, never starved
@@ -56,7 +56,7 @@ struct PauseResumeTests {
 
     @Test("with range support: continues where it paused, same bytes", arguments: BackendConfiguration.allCases)
     func withRanges(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.entity(bytes: 120_000, dripChunkSize: 10_000, dripIntervalMilliseconds: 100, holdFirst: true)
             let (operation, requests) = try await self.pauseOnceAndResume(engine, route)
             let expected = Data(try #require(route.expectedBody))
@@ -74,7 +74,7 @@ struct PauseResumeTests {
 
     @Test("without range support: starts over, same bytes", arguments: BackendConfiguration.allCases)
     func withoutRanges(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.entity(
                 bytes: 120_000, ranges: false, dripChunkSize: 10_000, dripIntervalMilliseconds: 100, holdFirst: true)
             let (operation, requests) = try await self.pauseOnceAndResume(engine, route)
@@ -85,8 +85,8 @@ struct PauseResumeTests {
 
     @Test("pause only when executing, resume only when paused", arguments: BackendConfiguration.allCases)
     func onlyWhenItApplies(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
-            let operation = RequestOperation(request: try request(.bytes(1_000)), engine: engine)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let operation = RequestOperation(request: try TransferRequest.get(.bytes(1_000)), engine: engine)
             let probe = OperationProbe(operation)
             operation.pause()
             #expect(!operation.isPaused, "a ready operation does not pause")

@@ -22,7 +22,7 @@ struct PoolExhaustionTests {
     func finishWithExhaustedPool(_ backend: BackendConfiguration) async {
         let name: String = backend.rawValue
         await #expect(processExitsWith: .success) { [name = name as String] in
-            guard let backend = BackendConfiguration(rawValue: name) else { fail("unknown backend \(name)") }
+            guard let backend = BackendConfiguration(rawValue: name) else { failChildProcess("unknown backend \(name)") }
             PoolExhaustionTests.exhaustThePoolAndFinish(backend)
         }
     }
@@ -36,7 +36,7 @@ struct PoolExhaustionTests {
     /// the operations: such a round proves nothing, and the next blocks twice as many threads, up to
     /// three rounds.
     static func exhaustThePoolAndFinish(_ backend: BackendConfiguration) {
-        guard let server = try? TestServer.start() else { fail("no test server") }
+        guard let server = try? TestServer.start() else { failChildProcess("no test server") }
         let engine = TransferEngine(scheduler: backend.makeScheduler())
         var blockers = 4 * ProcessInfo.processInfo.activeProcessorCount + 8
         var exhausted = false
@@ -49,14 +49,14 @@ struct PoolExhaustionTests {
             // block made its response body look leaked (19 child runs in 200 on a loaded machine).
             // The operations are released once their last hand-offs have run.
             let released = blockingWaitUntil(timeout: .seconds(10)) { round.released.allSatisfy { $0() } }
-            guard released else { fail("a finished operation was never released") }
+            guard released else { failChildProcess("a finished operation was never released") }
             exhausted = round.exhausted
             blockers *= 2
         }
-        guard exhausted else { fail("the premise failed three times: a block on a concurrent queue ran meanwhile") }
+        guard exhausted else { failChildProcess("the premise failed three times: a block on a concurrent queue ran meanwhile") }
         let shutDown = DispatchSemaphore(value: 0)
         engine.shutdown { shutDown.signal() }
-        guard shutDown.wait(timeout: .now() + 10) == .success else { fail("the engine did not shut down") }
+        guard shutDown.wait(timeout: .now() + 10) == .success else { failChildProcess("the engine did not shut down") }
     }
 
     /// One round: `blockingThreads` blocks wait on the pool while eight operations run; fails the
@@ -79,17 +79,12 @@ struct PoolExhaustionTests {
         let finished = blockingWaitUntil(timeout: .seconds(10)) { operations.allSatisfy(\.isFinished) }
         let exhausted = !poolProbeRan.value
         for _ in 0..<blockers { release.signal() }
-        guard queued.wait(timeout: .now() + 30) == .success else { fail("the released blocks did not end") }
+        guard queued.wait(timeout: .now() + 30) == .success else { failChildProcess("the released blocks did not end") }
 
-        guard finished else { fail("the operations waited for the blocked pool") }
+        guard finished else { failChildProcess("the operations waited for the blocked pool") }
         let expected = Data(TestServer.expectedBody(count: 1_000))
-        guard operations.allSatisfy({ $0.responseData == expected }) else { fail("wrong bodies") }
+        guard operations.allSatisfy({ $0.responseData == expected }) else { failChildProcess("wrong bodies") }
         return (exhausted, operations.map { operation in { [weak operation] in operation == nil } })
     }
 }
 
-/// Ends an exit test's child process with a message.
-private func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("PoolExhaustionTests: \(message)\n".utf8))
-    exit(1)
-}

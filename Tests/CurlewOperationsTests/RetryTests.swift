@@ -9,19 +9,13 @@ import Testing
 /// finishes it at once; interceptors never run on the network context.
 @Suite("RequestOperation: retries and interceptors")
 struct OperationRetryTests {
-    static let quick = RetryPolicy(maximumAttempts: 4, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "op-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     @Test("a 503 twice, then success: one finish, three attempts", arguments: BackendConfiguration.allCases)
     func retriesUntilSuccess(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("503", backend)
-        try await withEngine(backend) { engine in
+        let key = uniqueKey("op-503", backend)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let operation = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 2))), engine: engine)
-            operation.retryPolicy = Self.quick
+            operation.retryPolicy = .quickForTests
             let probe = OperationProbe(operation)
             operation.start()
             let record = await probe.expectFinishedOnce()
@@ -37,8 +31,8 @@ struct OperationRetryTests {
     @Test("cancelling during the backoff wait finishes at once, once", arguments: BackendConfiguration.allCases)
     func cancelDuringWait(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("wait", backend)
-        try await withEngine(backend) { engine in
+        let key = uniqueKey("op-wait", backend)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 1, status: 503, retryAfter: "30")))
             let operation = RequestOperation(request: request, engine: engine)
             operation.retryPolicy = .default
@@ -59,15 +53,15 @@ struct OperationRetryTests {
     @Test("a retried file body is read again from its start", arguments: BackendConfiguration.allCases)
     func streamedBodyReopened(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        let key = Self.key("body", backend)
+        let key = uniqueKey("op-body", backend)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-op-retry-\(UUID().uuidString)")
         let bytes = Data(TestServer.expectedBody(count: 300_000, offset: 5))
         try bytes.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: server.url(.flaky(key: key, failures: 2)), method: .put, body: .file(file))
             let operation = RequestOperation(request: request, engine: engine)
-            operation.retryPolicy = Self.quick
+            operation.retryPolicy = .quickForTests
             let probe = OperationProbe(operation)
             operation.start()
             let record = await probe.expectFinishedOnce()
@@ -80,39 +74,10 @@ struct OperationRetryTests {
         }
     }
 
-    /// Refreshes the token once on a 401; records whether it ever ran on the network context.
-    final class BearerInterceptor: RequestInterceptor {
-        let token = Locked("stale")
-        let ranOnContext = Locked(false)
-        let adapted = Locked(0)
-        let scheduler: any TransferScheduler
-
-        init(scheduler: any TransferScheduler) { self.scheduler = scheduler }
-
-        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            self.adapted.withLock { $0 += 1 }
-            var request = request
-            try request.setHeaderField("Authorization", value: "Bearer \(self.token.value)")
-            return request
-        }
-
-        func retry(_ request: TransferRequest, after outcome: Result<TransferResponse, TransferError>, attempt: Int) async
-            -> RetryDecision
-        {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            guard case .success(let response) = outcome, response.head.status == .unauthorized, attempt == 1 else {
-                return .doNotRetry
-            }
-            self.token.set("fresh")
-            return .retry(after: .zero)
-        }
-    }
-
     @Test("an interceptor refreshes a bearer token once on 401", arguments: BackendConfiguration.allCases)
     func refreshesTokenOn401(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let interceptor = BearerInterceptor(scheduler: engine.scheduler)
             let operation = RequestOperation(request: TransferRequest(url: server.url(.bearer(token: "fresh"))), engine: engine)
             operation.interceptor = interceptor
@@ -147,7 +112,7 @@ struct OperationRetryTests {
           arguments: BackendConfiguration.allCases)
     func adapterFailures(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let failing = RequestOperation(request: TransferRequest(url: server.url(.bytes(10))), engine: engine)
             failing.interceptor = FailingAdapter()
             let failingProbe = OperationProbe(failing)
@@ -174,10 +139,10 @@ struct OperationRetryTests {
     func budget(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         let empty = RetryBudget(retryRatio: 0, minimumRetries: 0)
-        try await withEngine(backend) { engine in
-            let key = Self.key("budget", backend)
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
+            let key = uniqueKey("op-budget", backend)
             let refused = RequestOperation(request: TransferRequest(url: server.url(.flaky(key: key, failures: 1))), engine: engine)
-            refused.retryPolicy = Self.quick
+            refused.retryPolicy = .quickForTests
             refused.retryBudget = empty
             let refusedProbe = OperationProbe(refused)
             refused.start()
@@ -190,7 +155,7 @@ struct OperationRetryTests {
             let interceptor = BearerInterceptor(scheduler: engine.scheduler)
             let refreshed = RequestOperation(request: TransferRequest(url: server.url(.bearer(token: "fresh"))), engine: engine)
             refreshed.interceptor = interceptor
-            refreshed.retryPolicy = Self.quick
+            refreshed.retryPolicy = .quickForTests
             refreshed.retryBudget = empty
             let refreshedProbe = OperationProbe(refreshed)
             refreshed.start()

@@ -20,20 +20,12 @@ struct SerializationTests {
         return (operation, record)
     }
 
-    static func temporaryFile(size: Int, name: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent(name)
-        try Data(TestServer.expectedBody(count: size)).write(to: url)
-        return url
-    }
-
     // MARK: Requests
 
     @Test("serialized requests as the server sees them: query, form body, JSON body, headers",
           arguments: BackendConfiguration.allCases)
     func requests(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let url = try testServer().url(.echo)
             var form = HTTPRequestSerializer()
             try form.setAuthorization(username: "user", password: "pass")
@@ -64,9 +56,9 @@ struct SerializationTests {
 
     @Test("a multipart upload with fields and files, echoed part by part", arguments: BackendConfiguration.allCases)
     func multipart(_ backend: BackendConfiguration) async throws {
-        let file = try Self.temporaryFile(size: 3_000_000, name: "big.bin")
+        let file = try TemporaryFiles.write(Data(TestServer.expectedBody(count: 3_000_000)), name: "big.bin", prefix: "curlew-ops")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
             try form.append(parameters: ["title": "Holiday", "tags": ["sea"]])
             try form.append(fileAt: file, name: "upload")
@@ -87,9 +79,9 @@ struct SerializationTests {
 
     @Test("a 307 resends the multipart body from the start (curl rewinds the parts)", arguments: BackendConfiguration.allCases)
     func multipartRedirect(_ backend: BackendConfiguration) async throws {
-        let file = try Self.temporaryFile(size: 200_000, name: "r.bin")
+        let file = try TemporaryFiles.write(Data(TestServer.expectedBody(count: 200_000)), name: "r.bin", prefix: "curlew-ops")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
             try form.append(Data("v".utf8), name: "field")
             try form.append(fileAt: file, name: "file")
@@ -107,9 +99,9 @@ struct SerializationTests {
     @Test("a file that changed size after the form was made fails the transfer, nothing short is sent",
           arguments: BackendConfiguration.allCases)
     func fileChanged(_ backend: BackendConfiguration) async throws {
-        let file = try Self.temporaryFile(size: 10_000, name: "c.bin")
+        let file = try TemporaryFiles.write(Data(TestServer.expectedBody(count: 10_000)), name: "c.bin", prefix: "curlew-ops")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             var form = MultipartFormData()
             try form.append(fileAt: file, name: "file")
             let request = try HTTPRequestSerializer().multipartRequest(url: try testServer().url(.multipart()), form: form)
@@ -126,7 +118,7 @@ struct SerializationTests {
 
     @Test("each response serializer on a real response", arguments: BackendConfiguration.allCases)
     func responseSerializers(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let server = try testServer()
             let json = await self.run(TransferRequest(url: server.url(.json)), engine: engine,
                                           serializer: JSONResponseSerializer(removesKeysWithNullValues: true)).0
@@ -165,7 +157,7 @@ struct SerializationTests {
 
     @Test("a 404 reaches the failure handler with the status, the head and the body", arguments: BackendConfiguration.allCases)
     func notFound(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: try testServer().url(.status(404)))
             for serializer in [JSONResponseSerializer() as any ResponseSerializer, HTTPResponseSerializer(), StringResponseSerializer(),
                                DecodableResponseSerializer<Empty>()] {
@@ -191,7 +183,7 @@ struct SerializationTests {
 
     @Test("HEAD: an empty body decodes as Empty because the operation passes its method", arguments: BackendConfiguration.allCases)
     func head(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let request = TransferRequest(url: try testServer().url(.json), method: .head)
             let (operation, record) = await self.run(request, engine: engine, serializer: DecodableResponseSerializer<Empty>())
             #expect(record.successes == 1)
@@ -201,7 +193,7 @@ struct SerializationTests {
 
     @Test("responseValue: a nil value, and the wrong type is a typed error", arguments: BackendConfiguration.allCases)
     func responseValueTypes(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: destination) }
             let toFile = TransferRequest(url: try testServer().url(.bytes(10)), destination: .file(destination))

@@ -46,7 +46,7 @@ struct SoakMemoryTests {
         let environment = ProcessInfo.processInfo.environment
         let rounds = environment["CURLEW_SOAK_ROUNDS"].flatMap(Int.init) ?? 6
         let perRound = environment["CURLEW_SOAK_REQUESTS"].flatMap(Int.init) ?? 25_000
-        guard let server = try? TestServer.start() else { Self.fail("no test server") }
+        guard let server = try? TestServer.start() else { failChildProcess("no test server") }
         let engine = TransferEngine(scheduler: DispatchScheduler(sockets: .sourcePerSocket))
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 64
@@ -64,10 +64,10 @@ struct SoakMemoryTests {
                                                 })
                 queue.addOperation(operation)
             }
-            guard await waitUntil(timeout: .seconds(600), { finished.value == perRound }) else { Self.fail("round \(round) stalled") }
-            guard let before = ProcessInspector.residentMemory() else { Self.fail("no /proc/self/status") }
+            guard await waitUntil(timeout: .seconds(600), { finished.value == perRound }) else { failChildProcess("round \(round) stalled") }
+            guard let before = ProcessInspector.residentMemory() else { failChildProcess("no /proc/self/status") }
             ProcessInspector.releaseFreeHeapPages()
-            guard let after = ProcessInspector.residentMemory() else { Self.fail("no /proc/self/status") }
+            guard let after = ProcessInspector.residentMemory() else { failChildProcess("no /proc/self/status") }
             trimmed.append(after.current)
             let line = "soak | round \(round) | \(round * perRound) operations | RSS \(before.current >> 10) KiB | "
                 + "after malloc_trim \(after.current >> 10) KiB | malloc in use \(ProcessInspector.heapInUse() >> 10) KiB | "
@@ -76,13 +76,9 @@ struct SoakMemoryTests {
         }
         // After the warm-up round, the trimmed size may not keep climbing.
         guard let second = trimmed.dropFirst().first, let last = trimmed.last, last - second < 8 << 20 else {
-            Self.fail("the trimmed resident size grew: \(trimmed.map { $0 >> 10 }) KiB")
+            failChildProcess("the trimmed resident size grew: \(trimmed.map { $0 >> 10 }) KiB")
         }
         exit(0)
     }
 
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("SoakMemoryTests: \(message)\n".utf8))
-        exit(1)
-    }
 }

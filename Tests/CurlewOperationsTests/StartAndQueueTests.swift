@@ -9,9 +9,9 @@ import Testing
 struct StartAndQueueTests {
     @Test("started by hand on a plain thread and waited for", arguments: BackendConfiguration.allCases)
     func startWithoutQueue(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(10_000)
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             let probe = OperationProbe(operation)
             let waited = Locked<Bool?>(nil)
             let thread = Thread {
@@ -37,12 +37,12 @@ struct StartAndQueueTests {
     /// `maxConcurrentOperationCount` operations execute, the rest wait, and all finish later.
     @Test("an OperationQueue runs at most maxConcurrentOperationCount at once", arguments: BackendConfiguration.allCases)
     func queueWidth(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 3
             let gate = await ContextGate.hold(engine)
             defer { gate.release() }
-            let operations = try (0..<8).map { _ in RequestOperation(request: try request(.bytes(100)), engine: engine) }
+            let operations = try (0..<8).map { _ in RequestOperation(request: try TransferRequest.get(.bytes(100)), engine: engine) }
             let probes = operations.map { OperationProbe($0) }
             for operation in operations { queue.addOperation(operation) }
             #expect(await waitUntil { operations.filter(\.isExecuting).count == 3 })
@@ -57,10 +57,10 @@ struct StartAndQueueTests {
 
     @Test("a dependant starts only after its dependency finished", arguments: BackendConfiguration.allCases)
     func dependencies(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
-            let first = RequestOperation(request: try request(.bytes(1_000)), engine: engine)
-            let second = RequestOperation(request: try request(.bytes(2_000)), engine: engine)
+            let first = RequestOperation(request: try TransferRequest.get(.bytes(1_000)), engine: engine)
+            let second = RequestOperation(request: try TransferRequest.get(.bytes(2_000)), engine: engine)
             second.addDependency(first)
             let sawBoth = Locked<Bool?>(nil)
             let last = BlockOperation {
@@ -85,11 +85,11 @@ struct StartAndQueueTests {
 
     @Test("waitUntilAllOperationsAreFinished from a thread that is not the context", arguments: BackendConfiguration.allCases)
     func waitForAll(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 4
             let operations = try (0..<20).map { index in
-                RequestOperation(request: try request(.bytes(100 + index)), engine: engine)
+                RequestOperation(request: try TransferRequest.get(.bytes(100 + index)), engine: engine)
             }
             let returned = Locked<Bool?>(nil)
             let thread = Thread {
@@ -108,9 +108,9 @@ struct StartAndQueueTests {
 
     @Test("async: awaits the result of a queued operation", arguments: BackendConfiguration.allCases)
     func awaitResult(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(3_000)
-            let operation = RequestOperation(request: try request(route), engine: engine)
+            let operation = RequestOperation(request: try TransferRequest.get(route), engine: engine)
             OperationQueue().addOperation(operation)
             let object = try await bounded { try await operation.responseObject() }
             #expect(object as? Data == Data(try #require(route.expectedBody)))
@@ -121,7 +121,7 @@ struct StartAndQueueTests {
 
     @Test("async: cancelling the awaiting task cancels the operation", arguments: BackendConfiguration.allCases)
     func awaitCancelled(_ backend: BackendConfiguration) async throws {
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             // Started and running: the operation is cancelled and finishes with the cancellation.
             let url = try testServer().url(.delay(10_000))
             let running = RequestOperation(request: TransferRequest(url: url), engine: engine)
@@ -154,9 +154,9 @@ struct StartAndQueueTests {
     func bodyToFile(_ backend: BackendConfiguration) async throws {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-op-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
-        try await withEngine(backend) { engine in
+        try await withEngine(backend, in: IsolatedThreads.contexts) { engine in
             let route = Route.bytes(50_000)
-            var fileRequest = try request(route)
+            var fileRequest = try TransferRequest.get(route)
             fileRequest.destination = .file(destination)
             let operation = RequestOperation(request: fileRequest, engine: engine)
             operation.start()
@@ -170,7 +170,7 @@ struct StartAndQueueTests {
     @Test("the umbrella's default engine runs on the dispatch scheduler, with its epoll source")
     func defaultEngine() async throws {
         #expect(Curlew.defaultEngine.scheduler.name == "dispatch-epoll")
-        let operation = RequestOperation(request: try request(.bytes(42)))
+        let operation = RequestOperation(request: try TransferRequest.get(.bytes(42)))
         #expect(operation.engine === Curlew.defaultEngine)
         operation.start()
         #expect(try await bounded { try await operation.responseObject() } as? Data == Data(TestServer.expectedBody(count: 42)))

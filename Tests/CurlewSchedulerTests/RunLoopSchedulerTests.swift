@@ -391,7 +391,9 @@ struct RunLoopSchedulerTests {
         let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             print(await IsolatedCheck.run())
         }
-        let result = IsolatedCheck.parse(child?.standardOutputContent ?? [])
+        let output = child?.standardOutputContent ?? []
+        let result = ChildFacts.parse(output)
+        if result.isEmpty { Issue.record("the child process printed no result:\n\(String(decoding: output, as: UTF8.self))") }
         #expect(result["shared-threads-before-use"] == "0", "\(result)")
         #expect(result["shared-threads-after-use"] == "1", "\(result)")
         #expect(result["listening-sockets"] == "0", "\(result)")
@@ -412,7 +414,6 @@ struct RunLoopSchedulerTests {
 
 /// The checks `isolatedProcessChecks` runs in its child process.
 private enum IsolatedCheck {
-    static let marker = "CURLEW-ISOLATED-RESULT"
     /// CF's socket manager thread, `com.apple.CFSocket.private`, as the kernel would keep it.
     ///
     /// On Linux CF's call to name it fails (26 bytes; the kernel takes 15, and
@@ -424,7 +425,7 @@ private enum IsolatedCheck {
 
     /// Runs the checks in this (child) process and returns the result line.
     static func run() async -> String {
-        var facts: [(String, String)] = []
+        var facts = ChildFacts()
         func count(_ name: String) -> Int { ProcessInspector.threads().filter { $0.name == name }.count }
         func cfSocketThreads() -> Int {
             count(self.cfSocketThreadName) + max(0, count(NetworkThread.defaultName) - 1)
@@ -438,10 +439,10 @@ private enum IsolatedCheck {
         }
         let inherited = listening()
         let shared = NetworkThread.shared  // created, not used
-        facts.append(("shared-threads-before-use", "\(count(NetworkThread.defaultName))"))
+        facts["shared-threads-before-use"] = "\(count(NetworkThread.defaultName))"
         shared.start()
-        facts.append(("shared-threads-after-use", "\(count(NetworkThread.defaultName))"))
-        facts.append(("listening-sockets", "\(listening().subtracting(inherited).count)"))
+        facts["shared-threads-after-use"] = "\(count(NetworkThread.defaultName))"
+        facts["listening-sockets"] = "\(listening().subtracting(inherited).count)"
 
         func udp() -> [ProcSelf.Listener] {
             let ours = ProcSelf.socketInodes()
@@ -449,15 +450,15 @@ private enum IsolatedCheck {
         }
         let inheritedUDP = Set(ProcSelf.udpSockets().map(\.inode))
 
-        facts.append(("epoll-events", await self.exercise(.epollSource) ? "1" : "0"))
-        facts.append(("cfsocket-threads-after-epoll", "\(cfSocketThreads())"))
-        facts.append(("udp-sockets-after-epoll", "\(udp().count)"))
+        facts["epoll-events"] = await self.exercise(.epollSource) ? "1" : "0"
+        facts["cfsocket-threads-after-epoll"] = "\(cfSocketThreads())"
+        facts["udp-sockets-after-epoll"] = "\(udp().count)"
         _ = await self.exercise(.cfSocket)
-        facts.append(("cfsocket-threads-after-cfsocket", "\(cfSocketThreads())"))
+        facts["cfsocket-threads-after-cfsocket"] = "\(cfSocketThreads())"
         let cfUDP = udp()
-        facts.append(("udp-sockets-after-cfsocket", "\(cfUDP.count)"))
-        facts.append(("udp-not-loopback-connected", "\(cfUDP.filter { !$0.isLoopbackConnected }.count)"))
-        return self.marker + " " + facts.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        facts["udp-sockets-after-cfsocket"] = "\(cfUDP.count)"
+        facts["udp-not-loopback-connected"] = "\(cfUDP.filter { !$0.isLoopbackConnected }.count)"
+        return facts.line()
     }
 
     /// Watches a socket with `strategy` on `.shared` until an event arrives; whether one did.
@@ -471,21 +472,6 @@ private enum IsolatedCheck {
         guard (try? pair.sendFromPeer()) != nil else { return false }
         let delivered = await waitUntil { probe.counts(for: pair.local).read >= 1 }
         return await scheduler.shutdownAndWait() && delivered
-    }
-
-    /// The key-value pairs of the result line in the child's output.
-    static func parse(_ output: [UInt8]) -> [String: String] {
-        let text = String(decoding: output, as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(self.marker) }) else {
-            Issue.record("the child process printed no result:\n\(text)")
-            return [:]
-        }
-        var result: [String: String] = [:]
-        for field in line.split(separator: " ").dropFirst() {
-            let parts = field.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
-        }
-        return result
     }
 }
 

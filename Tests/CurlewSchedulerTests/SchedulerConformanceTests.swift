@@ -80,8 +80,7 @@ struct SchedulerConformanceTests {
     @Test("read readiness arrives after the peer writes, and only then", arguments: BackendConfiguration.allCases)
     func readReadinessAfterPeerWrites(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         await harness.onContext { $0.setInterest(.read, for: local) }
@@ -98,8 +97,7 @@ struct SchedulerConformanceTests {
     @Test("an empty interest delivers nothing; asking again delivers again", arguments: BackendConfiguration.allCases)
     func emptyInterestAndRearming(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         // Twice with a negative window, the way curl parks a connection in its pool and reuses it.
@@ -138,8 +136,7 @@ struct SchedulerConformanceTests {
     )
     func writeInterestIsDisarmed(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         // Connect phase: curl asks for OUT.
@@ -184,8 +181,7 @@ struct SchedulerConformanceTests {
             var byte: UInt8 = 0
             if recv(socket, &byte, 1, 0) == 1 { bytesRead.withLock { $0 += 1 } }  // one byte per event
         })
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         await harness.onContext { $0.setInterest(.read, for: local) }
@@ -208,8 +204,7 @@ struct SchedulerConformanceTests {
                 scheduler.setInterest([], for: socket)
             }
         })
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         await harness.onContext { $0.setInterest(.read, for: local) }
@@ -278,8 +273,7 @@ struct SchedulerConformanceTests {
     @Test("write interest on a full socket waits until there is room", arguments: BackendConfiguration.allCases)
     func writeReadinessOnlyWhenWritable(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
         #expect(SocketPair.fillSendBuffer(of: local) > 0)
 
@@ -351,8 +345,7 @@ struct SchedulerConformanceTests {
     @Test("every handler call happens on the context", arguments: BackendConfiguration.allCases)
     func handlerCallsOnContext(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pairs = try (0..<4).map { _ in try SocketPair(localAtOrAbove: descriptorBase) }
-        defer { pairs.forEach { $0.closePeer() } }
+        let pairs = try harness.sockets.make(4)
 
         await harness.onContext { scheduler in
             for (index, pair) in pairs.enumerated() {
@@ -384,8 +377,7 @@ struct SchedulerConformanceTests {
         // The probe does not drain: the socket stays readable, so a watch that outlived the close
         // would keep firing.
         let harness = Harness(backend, drainReads: false)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         await harness.onContext { $0.setInterest([.read], for: local) }
@@ -407,8 +399,7 @@ struct SchedulerConformanceTests {
     @Test("close(socket:) of a parked watch (empty interest) closes the descriptor", arguments: BackendConfiguration.allCases)
     func closeOfParkedWatch(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         await harness.onContext { $0.setInterest([.read, .write], for: local) }
@@ -425,8 +416,7 @@ struct SchedulerConformanceTests {
     @Test("a descriptor that was never watched is closed at once", arguments: BackendConfiguration.allCases)
     func closeOfUnwatchedDescriptor(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pair = try SocketPair(localAtOrAbove: descriptorBase)
-        defer { pair.closePeer() }
+        let pair = try harness.sockets.make()
         let local = pair.local
 
         let openAfterClose = await harness.onContext { scheduler -> Bool in
@@ -598,8 +588,7 @@ struct SchedulerConformanceTests {
     @Test("diagnostics count watches, armed sockets, pending closes and the timer", arguments: BackendConfiguration.allCases)
     func diagnosticsCounts(_ backend: BackendConfiguration) async throws {
         let harness = Harness(backend)
-        let pairs = try (0..<3).map { _ in try SocketPair(localAtOrAbove: descriptorBase) }
-        defer { pairs.forEach { $0.closePeer() } }
+        let pairs = try harness.sockets.make(3)
         let (first, second, third) = (pairs[0].local, pairs[1].local, pairs[2].local)
         SocketPair.fillSendBuffer(of: third)  // so write interest on it stays quiet
 
@@ -800,6 +789,8 @@ struct DispatchSchedulerSpecificTests {
 private struct Harness: Sendable {
     let scheduler: any TransferScheduler
     let probe: RecordingEventHandler
+    /// The test's socket pairs, above `descriptorBase`; ``finish(sourceLocation:)`` closes their peers.
+    let sockets = SocketPairs(localAtOrAbove: descriptorBase)
 
     /// - Parameters:
     ///   - drainReads: Whether the probe reads a socket dry on each read event (so it does not stay
@@ -850,10 +841,12 @@ private struct Harness: Sendable {
         await self.scheduler.runOnContext { [scheduler] in scheduler.diagnostics }
     }
 
-    /// Shuts the scheduler down and checks what every test must leave behind.
+    /// Shuts the scheduler down and checks what every test must leave behind, then closes the peers
+    /// of the test's socket pairs.
     func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
         #expect(self.probe.callsOffContext == 0, "handler called off the context", sourceLocation: sourceLocation)
         #expect(await self.scheduler.shutdownAndWait(), "shutdown did not complete", sourceLocation: sourceLocation)
+        self.sockets.closePeers()
     }
 }
 

@@ -1,4 +1,5 @@
 import CurlewSerialization
+import CurlewTestSupport
 import CurlewTransport
 import Foundation
 import HTTPTypes
@@ -25,14 +26,6 @@ struct MultipartFormDataTests {
         return result
     }
 
-    static func temporaryFile(_ contents: Data, name: String = "notes.txt") throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent(name)
-        try contents.write(to: url)
-        return url
-    }
-
     @Test("the framing is exactly RFC 2046's, and Content-Length matches the bytes")
     func framing() throws {
         var form = try MultipartFormData(boundary: "B0undary")
@@ -56,7 +49,7 @@ struct MultipartFormDataTests {
     @Test("a file part streams from disk: the body holds a region, not the bytes")
     func filePart() throws {
         let contents = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        let url = try Self.temporaryFile(contents, name: "photo.JPG")
+        let url = try TemporaryFiles.write(contents, name: "photo.JPG")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         var form = try MultipartFormData(boundary: "b")
         try form.append(fileAt: url, name: "photo")

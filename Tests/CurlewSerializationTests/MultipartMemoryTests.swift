@@ -33,7 +33,7 @@ struct MultipartMemoryTests {
     func flatMemory(_ backend: BackendConfiguration) async {
         let name: String = backend.rawValue
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name = name as String] in
-            guard let backend = BackendConfiguration(rawValue: name) else { Self.fail("unknown backend \(name)") }
+            guard let backend = BackendConfiguration(rawValue: name) else { failChildProcess("unknown backend \(name)") }
             await Self.uploadAndMeasure(backend)
         }
         printStandardError(of: result)
@@ -41,12 +41,12 @@ struct MultipartMemoryTests {
 
     /// In the child: upload, measure, and exit with a failure when memory grew too much.
     static func uploadAndMeasure(_ backend: BackendConfiguration) async {
-        guard let server = try? TestServer.start() else { Self.fail("no test server") }
+        guard let server = try? TestServer.start() else { failChildProcess("no test server") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-rss-\(UUID().uuidString)")
         let file = directory.appendingPathComponent("sparse.bin")
         guard (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)) != nil,
               FileManager.default.createFile(atPath: file.path, contents: nil), truncate(file.path, off_t(Self.fileSize)) == 0
-        else { Self.fail("cannot make the sparse file") }
+        else { failChildProcess("cannot make the sparse file") }
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = TransferEngine(scheduler: backend.makeScheduler())
         let url = server.url(.multipart(checksums: false))
@@ -66,30 +66,25 @@ struct MultipartMemoryTests {
             let request = try HTTPRequestSerializer().multipartRequest(url: url, form: form)
 
             guard let before = ProcessInspector.residentMemory(), ProcessInspector.resetPeakResidentMemory() else {
-                Self.fail("cannot read or reset the resident memory")
+                failChildProcess("cannot read or reset the resident memory")
             }
             let start = ContinuousClock.now
             let response = try await engine.execute(request)
             let elapsed = ContinuousClock.now - start
-            guard let after = ProcessInspector.residentMemory() else { Self.fail("cannot read the resident memory") }
+            guard let after = ProcessInspector.residentMemory() else { failChildProcess("cannot read the resident memory") }
 
             let reply = try JSONDecoder().decode(MultipartEchoReply.self, from: response.body ?? Data())
             guard reply.error == nil, reply.parts.map(\.size) == [6, Int(Self.fileSize)],
-                  reply.bodyLength == Int(form.contentLength) else { Self.fail("the server saw \(reply)") }
+                  reply.bodyLength == Int(form.contentLength) else { failChildProcess("the server saw \(reply)") }
             let growth = after.peak - before.current
             let line = "\(backend.rawValue): 1 GiB multipart upload in \(elapsed), resident before \(before.current >> 20) MiB, "
                 + "peak \(after.peak >> 20) MiB, growth \(growth >> 10) KiB (limit \(Self.allowedGrowth >> 20) MiB)\n"
             FileHandle.standardError.write(Data(line.utf8))
-            guard growth < Self.allowedGrowth else { Self.fail("peak resident memory grew by \(growth >> 20) MiB") }
+            guard growth < Self.allowedGrowth else { failChildProcess("peak resident memory grew by \(growth >> 20) MiB") }
         } catch {
-            Self.fail("\(error)")
+            failChildProcess("\(error)")
         }
         await engine.shutdown()
     }
 
-    /// Ends the child process with a message.
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("MultipartMemoryTests: \(message)\n".utf8))
-        exit(1)
-    }
 }

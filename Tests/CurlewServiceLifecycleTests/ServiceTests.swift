@@ -104,22 +104,6 @@ final class AttemptCounter: EventMonitor {
     }
 }
 
-/// A request body sent in pieces, ended when the test says.
-struct HeldBody: Sendable {
-    let chunks: AsyncStream<Data>
-    let continuation: AsyncStream<Data>.Continuation
-
-    init() {
-        (self.chunks, self.continuation) = AsyncStream<Data>.makeStream()
-        self.continuation.yield(Data(repeating: 0x61, count: 1024))
-    }
-
-    func release() {
-        self.continuation.yield(Data(repeating: 0x62, count: 1024))
-        self.continuation.finish()
-    }
-}
-
 /// What AFNetworking-style handlers received.
 final class HandlerProbe: Sendable {
     struct Record: Sendable {

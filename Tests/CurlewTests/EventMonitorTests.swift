@@ -8,12 +8,6 @@ import Testing
 /// interceptors, streamed bodies, cancellation — on every backend.
 @Suite("RequestOperationManager: event monitors")
 struct EventMonitorTests {
-    static let quick = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "monitor-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     @Test("an async request: began, the attempt's start, head, progress and end, then finished", arguments: BackendConfiguration.allCases)
     func asyncRequest(_ backend: BackendConfiguration) async throws {
         let monitor = RecordingMonitor()
@@ -40,8 +34,8 @@ struct EventMonitorTests {
     func retriedRequest(_ backend: BackendConfiguration) async throws {
         let monitor = RecordingMonitor()
         try await withObservedManager(backend, monitors: [monitor]) { api, _ in
-            api.retryPolicy = Self.quick
-            _ = try await api.get(Route.flaky(key: Self.key("retry", backend), failures: 1).path, as: Echo.self)
+            api.retryPolicy = .quickForTests(maximumAttempts: 3)
+            _ = try await api.get(Route.flaky(key: uniqueKey("monitor-retry", backend), failures: 1).path, as: Echo.self)
             #expect(monitor.onlyRequest == [
                 .began(.async),
                 .started(attempt: 1), .head(attempt: 1, status: 503), .completed(attempt: 1, status: 503, error: nil),
@@ -76,10 +70,10 @@ struct EventMonitorTests {
     func operation(_ backend: BackendConfiguration) async throws {
         let monitor = RecordingMonitor()
         try await withObservedManager(backend, monitors: [monitor]) { api, _ in
-            api.retryPolicy = Self.quick
+            api.retryPolicy = .quickForTests(maximumAttempts: 3)
             let probe = HandlerProbe()
             let finishedBeforeHandler = Locked(false)
-            api.GET(Route.flaky(key: Self.key("operation", backend), failures: 1).path, success: { operation, object in
+            api.GET(Route.flaky(key: uniqueKey("monitor-operation", backend), failures: 1).path, success: { operation, object in
                 finishedBeforeHandler.set(monitor.finishedCount == 1)
                 probe.success(operation, object)
             }, failure: probe.failure)

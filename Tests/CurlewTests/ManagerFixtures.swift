@@ -4,18 +4,6 @@ import CurlewTestSupport
 import Foundation
 import Testing
 
-/// The one in-process server the manager tests talk to (127.0.0.1 only).
-enum ManagerFixtures {
-    static let server: Result<TestServer, any Error> = Result {
-        try TestServer.start(TestServer.Configuration(eventLoopThreads: 2))
-    }
-}
-
-/// The shared test server.
-func testServer() throws -> TestServer {
-    try ManagerFixtures.server.get()
-}
-
 /// Runs `body` with a manager on a new engine of `backend` (its own network thread for the
 /// run-loop configurations) whose base URL is the test server's; afterwards shuts the manager
 /// down, checks that no transfer is left, shuts the engine down and checks it left nothing behind.
@@ -64,16 +52,7 @@ extension BackendConfiguration {
     /// A scheduler of this configuration whose context serves only these tests (the run-loop
     /// configurations get network threads of their own, not `NetworkThread.shared`).
     func makeIsolatedScheduler() -> any TransferScheduler {
-        switch self {
-        case .dispatch:
-            return DispatchScheduler(label: "manager-tests", sockets: .sourcePerSocket)
-        case .dispatchEpoll:
-            return DispatchScheduler(label: "manager-tests", sockets: .epollSource)
-        case .runLoopCFSocket:
-            return RunLoopScheduler(thread: IsolatedThreads.cfSocket, sockets: .cfSocket)
-        case .runLoopEpoll:
-            return RunLoopScheduler(thread: IsolatedThreads.epoll, sockets: .epollSource)
-        }
+        self.makeScheduler(in: IsolatedThreads.contexts)
     }
 
     /// The manager's backend for this configuration.
@@ -87,10 +66,9 @@ extension BackendConfiguration {
     }
 }
 
-/// The network threads of the manager tests (network threads live as long as the process).
+/// The manager tests' own network contexts (network threads live as long as the process).
 enum IsolatedThreads {
-    static let cfSocket = NetworkThread(name: "ManagerTests.cf")
-    static let epoll = NetworkThread(name: "ManagerTests.epoll")
+    static let contexts = PrivateContexts(name: "ManagerTests")
 }
 
 /// What AFNetworking-style handlers received, and how often.

@@ -187,20 +187,3 @@ struct W3CTestTracer: Tracer {
     }
 }
 
-/// A request body the test sends in pieces, and ends when it says: a request that stays in flight
-/// until then, whatever the machine's speed.
-struct HeldBody: Sendable {
-    let chunks: AsyncStream<Data>
-    let continuation: AsyncStream<Data>.Continuation
-
-    init() {
-        (self.chunks, self.continuation) = AsyncStream<Data>.makeStream()
-        self.continuation.yield(Data(repeating: 0x61, count: 1024))
-    }
-
-    /// Sends the rest and ends the body.
-    func release() {
-        self.continuation.yield(Data(repeating: 0x62, count: 1024))
-        self.continuation.finish()
-    }
-}

@@ -9,21 +9,14 @@ import Testing
 /// on 401, and a cancel during a backoff wait that ends the request at once, once.
 @Suite("RequestOperationManager: retries and interceptors")
 struct ManagerRetryTests {
-    /// Quick retries: up to 4 attempts, waits under 20 ms.
-    static let quick = RetryPolicy(maximumAttempts: 4, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "manager-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     @Test("a 503 twice, then the value: three attempts, async and AFNetworking style", arguments: BackendConfiguration.allCases)
     func retriesUntilSuccess(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await withManager(backend) { api in
             #expect(api.retryPolicy == .none)
-            api.retryPolicy = Self.quick
+            api.retryPolicy = .quickForTests
 
-            let asyncKey = Self.key("async", backend)
+            let asyncKey = uniqueKey("manager-async", backend)
             let task = api.dataTask(.get, Route.flaky(key: asyncKey, failures: 2).path, as: EchoReply.self)
             let reply = try await task.response
             #expect(reply.value.method == "GET")
@@ -31,7 +24,7 @@ struct ManagerRetryTests {
             #expect(task.attemptCount == 3)
             #expect(server.requests(forKey: asyncKey) == 3)
 
-            let styleKey = Self.key("style", backend)
+            let styleKey = uniqueKey("manager-style", backend)
             let probe = HandlerProbe()
             let operation = api.GET(Route.flaky(key: styleKey, failures: 2).path, success: probe.success, failure: probe.failure)
             let record = await probe.waitForOneCall()
@@ -45,7 +38,7 @@ struct ManagerRetryTests {
     func noRetryByDefault(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await withManager(backend) { api in
-            let plainKey = Self.key("plain", backend)
+            let plainKey = uniqueKey("manager-plain", backend)
             let error = await #expect(throws: ResponseSerializationError.self) {
                 _ = try await api.get(Route.flaky(key: plainKey, failures: 1).path, as: Data.self)
             }
@@ -53,7 +46,7 @@ struct ManagerRetryTests {
             #expect(server.requests(forKey: plainKey) == 1)
 
             api.retryPolicy = RetryPolicy(initialBackoff: .milliseconds(5))
-            let postKey = Self.key("post", backend)
+            let postKey = uniqueKey("manager-post", backend)
             await #expect(throws: ResponseSerializationError.self) {
                 _ = try await api.post(Route.flaky(key: postKey, failures: 1).path, as: Data.self)
             }
@@ -69,44 +62,14 @@ struct ManagerRetryTests {
         try bytes.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         try await withManager(backend) { api in
-            api.retryPolicy = Self.quick
-            let key = Self.key("body", backend)
+            api.retryPolicy = .quickForTests
+            let key = uniqueKey("manager-body", backend)
             var request = try api.request(.put, Route.flaky(key: key, failures: 2).path)
             request.body = .file(file)
             let echo = try await api.value(for: request, as: EchoReply.self)
             #expect(echo.bodyLength == bytes.count)
             #expect(echo.bodyChecksum == FNV1a64.hex(TestServer.checksum(bytes)))
             #expect(server.requests(forKey: key) == 3)
-        }
-    }
-
-    /// Adds the current bearer token before each attempt; on a 401 refreshes it once and asks for a
-    /// retry. Records whether it ever ran on the network context.
-    final class BearerInterceptor: RequestInterceptor {
-        let token = Locked("stale")
-        let refreshes = Locked(0)
-        let ranOnContext = Locked(false)
-        let scheduler: any TransferScheduler
-
-        init(scheduler: any TransferScheduler) { self.scheduler = scheduler }
-
-        func adapt(_ request: TransferRequest, attempt: Int) async throws -> TransferRequest {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            var request = request
-            try request.setHeaderField("Authorization", value: "Bearer \(self.token.value)")
-            return request
-        }
-
-        func retry(_ request: TransferRequest, after outcome: Result<TransferResponse, TransferError>, attempt: Int) async
-            -> RetryDecision
-        {
-            if self.scheduler.isOnContext { self.ranOnContext.set(true) }
-            guard case .success(let response) = outcome, response.head.status == .unauthorized, self.refreshes.value == 0 else {
-                return .doNotRetry
-            }
-            self.refreshes.withLock { $0 += 1 }
-            self.token.set("fresh")
-            return .retry(after: .zero)
         }
     }
 
@@ -130,7 +93,7 @@ struct ManagerRetryTests {
         let server = try testServer()
         try await withManager(backend) { api in
             api.retryPolicy = .default
-            let key = Self.key("wait", backend)
+            let key = uniqueKey("manager-wait", backend)
             let request = api.dataTask(.get, Route.flaky(key: key, failures: 1, status: 503, retryAfter: "30").path, as: Data.self)
             let waiter = Task { try await request.value }
             #expect(await waitUntil { request.state == .waitingForRetry }, "the request never waited to retry")
@@ -149,7 +112,7 @@ struct ManagerRetryTests {
         let server = try testServer()
         try await withManager(backend) { api in
             api.retryPolicy = .default
-            let key = Self.key("shutdown", backend)
+            let key = uniqueKey("manager-shutdown", backend)
             let probe = HandlerProbe()
             let path = Route.flaky(key: key, failures: 1, status: 503, retryAfter: "30").path
             let operation = try #require(api.GET(path, success: probe.success, failure: probe.failure))

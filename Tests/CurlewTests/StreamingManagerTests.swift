@@ -9,12 +9,6 @@ import Testing
 /// reconnection with `Last-Event-ID`, shutdown and cancellation storms ending each request once.
 @Suite("RequestOperationManager: streaming and Server-Sent Events")
 struct StreamingManagerTests {
-    static let quick = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "stream-manager-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     @Test("a body streamed through a small buffer arrives whole; a refused status throws with its body",
           arguments: BackendConfiguration.allCases)
     func streamsWhole(_ backend: BackendConfiguration) async throws {
@@ -43,8 +37,8 @@ struct StreamingManagerTests {
     func retriesAtTheHead(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await withManager(backend) { api in
-            api.retryPolicy = Self.quick
-            let key = Self.key("retry", backend)
+            api.retryPolicy = .quickForTests(maximumAttempts: 3)
+            let key = uniqueKey("stream-manager-retry", backend)
             let response = try await api.stream(.get, Route.flaky(key: key, failures: 2).path)
             #expect(response.head.status.code == 200)
             let echo = try JSONDecoder().decode(Echo.self, from: try await response.body.collect(upTo: 1 << 20))
@@ -74,7 +68,7 @@ struct StreamingManagerTests {
     func serverSentEvents(_ backend: BackendConfiguration) async throws {
         let server = try testServer()
         try await withManager(backend) { api in
-            let key = Self.key("events", backend)
+            let key = uniqueKey("stream-manager-events", backend)
             var received: [ServerSentEvent] = []
             for try await event in api.events(Route.events(key: key, count: 7, dropAfter: 3, retryMilliseconds: 10).path) {
                 received.append(event)
@@ -102,7 +96,7 @@ struct StreamingManagerTests {
         let engine = TransferEngine(scheduler: backend.makeIsolatedScheduler())
         let counting = CountingTransport(engine)
         let api = RequestOperationManager(baseURL: server.baseURL, transport: counting)
-        let key = Self.key("shutdown", backend)
+        let key = uniqueKey("stream-manager-shutdown", backend)
         let response = try await api.stream(.get, Route.firehose(key: key, bytes: 256 << 20).path, bufferSize: 64 << 10)
         var iterator = response.body.makeAsyncIterator()
         _ = try await iterator.next()

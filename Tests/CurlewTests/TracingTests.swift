@@ -10,12 +10,6 @@ import Tracing
 /// HTTP attributes, its context in each attempt's `traceparent`, on every backend.
 @Suite("RequestOperationManager: distributed tracing")
 struct TracingTests {
-    static let quick = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20))
-
-    static func key(_ name: String, _ backend: BackendConfiguration) -> String {
-        "tracing-\(name)-\(backend.rawValue)-\(UUID().uuidString.prefix(8))"
-    }
-
     /// The `traceparent` the server received.
     static func traceparent(_ echo: Echo) -> String? {
         echo.headerValues("traceparent").first
@@ -58,8 +52,8 @@ struct TracingTests {
     func retried(_ backend: BackendConfiguration) async throws {
         let tracer = W3CTestTracer()
         try await withObservedManager(backend, tracer: tracer) { api, _ in
-            api.retryPolicy = Self.quick
-            let echo = try await api.get(Route.flaky(key: Self.key("retry", backend), failures: 1).path, as: Echo.self)
+            api.retryPolicy = .quickForTests(maximumAttempts: 3)
+            let echo = try await api.get(Route.flaky(key: uniqueKey("tracing-retry", backend), failures: 1).path, as: Echo.self)
             #expect(tracer.finishedSpans.count == 1)
             let span = try #require(tracer.finishedSpans.first)
             #expect(Self.traceparent(echo) == W3CTestTracer.traceparent(traceID: span.traceID, spanID: span.spanID),

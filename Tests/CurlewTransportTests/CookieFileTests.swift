@@ -1,3 +1,4 @@
+import CurlewTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -10,10 +11,6 @@ import Testing
 /// the conformance tests.
 @Suite("Cookie files")
 struct CookieFileTests {
-    static func temporaryFile() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("curlew-cookies-\(UUID().uuidString).txt")
-    }
-
     static let lines = """
         # Netscape HTTP Cookie File
         # a comment
@@ -26,7 +23,7 @@ struct CookieFileTests {
 
     @Test("a file's cookies are loaded: session, HttpOnly, domain and Secure ones; expired ones and junk are not")
     func loads() throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryFiles.cookieFile()
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(Self.lines.utf8).write(to: file)
         let jar = try CookieJar(file: file)
@@ -39,8 +36,8 @@ struct CookieFileTests {
 
     @Test("saved and loaded again, the same cookies; the file is private and replaced whole")
     func roundTrip() throws {
-        let file = Self.temporaryFile()
-        let copy = Self.temporaryFile()
+        let file = TemporaryFiles.cookieFile()
+        let copy = TemporaryFiles.cookieFile()
         defer {
             try? FileManager.default.removeItem(at: file)
             try? FileManager.default.removeItem(at: copy)
@@ -66,7 +63,7 @@ struct CookieFileTests {
 
     @Test("a missing file makes an empty jar that save() creates")
     func missingFile() throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryFiles.cookieFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let jar = try CookieJar(file: file)
         #expect(jar.cookies.isEmpty)
@@ -76,7 +73,7 @@ struct CookieFileTests {
 
     @Test("a file over the limit, a directory, or nowhere to write: typed errors")
     func errors() throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryFiles.cookieFile()
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(Self.lines.utf8).write(to: file)
         #expect {

@@ -1,3 +1,4 @@
+import CurlewTestSupport
 import Glibc
 import Testing
 
@@ -8,29 +9,6 @@ import Testing
 /// suite of `SchedulerConformanceTests` too; these checks pin down the system calls.)
 @Suite("Epoll set: parking and re-arming")
 struct EpollSetTests {
-    /// A connected pair of non-blocking stream sockets, closed at the end of a test.
-    final class Pair {
-        let local: Int32
-        let peer: Int32
-
-        init() throws {
-            var descriptors: [Int32] = [-1, -1]
-            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-            try #require(socketpair(AF_UNIX, type, 0, &descriptors) == 0)
-            self.local = descriptors[0]
-            self.peer = descriptors[1]
-        }
-
-        func sendFromPeer() {
-            var byte: UInt8 = 0x2A
-            _ = send(self.peer, &byte, 1, Int32(MSG_NOSIGNAL))
-        }
-
-        deinit {
-            close(self.peer)
-        }
-    }
-
     /// What one zero-timeout drain delivers.
     private func drain(_ set: EpollSet) -> [(Int32, SocketEvents)] {
         var delivered: [(Int32, SocketEvents)] = []
@@ -48,7 +26,8 @@ struct EpollSetTests {
     func parkingAReadWatchIsFree() throws {
         let set = try #require(EpollSet.make())
         defer { set.closeAll() }
-        let pair = try Pair()
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
 
         #expect(set.setInterest(.read, for: pair.local))
         #expect(set.controlCalls == 1)
@@ -60,7 +39,7 @@ struct EpollSetTests {
         #expect(set.isArmed(pair.local))
 
         // Re-armed, it still reports what arrives.
-        pair.sendFromPeer()
+        try pair.sendFromPeer()
         let delivered = self.drain(set)
         #expect(delivered.count == 1)
         #expect(delivered.first?.0 == pair.local)
@@ -71,12 +50,13 @@ struct EpollSetTests {
     func parkedReadWatchLeavesOnItsFirstEvent() throws {
         let set = try #require(EpollSet.make())
         defer { set.closeAll() }
-        let pair = try Pair()
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
 
         #expect(set.setInterest(.read, for: pair.local))
         #expect(set.setInterest([], for: pair.local))
         #expect(!set.isArmed(pair.local))
-        pair.sendFromPeer()
+        try pair.sendFromPeer()
         #expect(self.drain(set).isEmpty, "parked: nothing is delivered")
         #expect(!set.isInEpollSet(pair.local))
         #expect(set.controlCalls == 2, "one ADD, then one DEL on the parked socket's event")
@@ -92,7 +72,8 @@ struct EpollSetTests {
     func parkedWriteWatchIsEmptied() throws {
         let set = try #require(EpollSet.make())
         defer { set.closeAll() }
-        let pair = try Pair()
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
 
         #expect(set.setInterest(.write, for: pair.local))
         #expect(self.drain(set).map(\.1) == [.write])
@@ -111,7 +92,8 @@ struct EpollSetTests {
     func closingAParkedWatch() throws {
         let set = try #require(EpollSet.make())
         defer { set.closeAll() }
-        let pair = try Pair()
+        let pair = try SocketPair()
+        defer { pair.closePeer() }
 
         #expect(set.setInterest(.read, for: pair.local))
         #expect(set.setInterest([], for: pair.local))
