@@ -95,6 +95,9 @@ extension Transfer {
         self.progress.expectedBytesToReceive = self.decodesBody ? nil : length
         if let length { self.sink?.reserve(length) }
         self.deliveredHead = head
+        // The delegate (and whatever observes through it) hears of the head before a stream's
+        // reader can act on it.
+        self.delegate?.transfer(self, didReceive: head)
         if case .stream(let stream) = self.request.destination, let url = self.currentURL {
             // A stream's head cannot be taken back: a challenge curl may answer waits for its body.
             if self.mayBeAnsweredByCurl(head) {
@@ -104,7 +107,6 @@ extension Transfer {
                 stream.receiveHead(head, url: url)
             }
         }
-        self.delegate?.transfer(self, didReceive: head)
         return true
     }
 
