@@ -177,8 +177,8 @@ final class MultiDriver: TransferSchedulerEventHandler, TransferHost, @unchecked
 
     // MARK: Transfers
 
-    func visit(deferringDueTimeouts: Bool, _ work: @escaping @Sendable () -> Void) {
-        self.scheduler.perform { self.enter(deferringDueTimeouts: deferringDueTimeouts, work) }
+    func visit(_ transfer: Transfer, deferringDueTimeouts: Bool, _ work: @escaping @Sendable (Transfer) -> Void) {
+        self.scheduler.perform { self.enter(deferringDueTimeouts: deferringDueTimeouts) { work(transfer) } }
     }
 
     func transferRuns(_ transfer: Transfer, until deadline: ContinuousClock.Instant?) -> Bool {

@@ -1,6 +1,6 @@
 /// What a ``Transfer`` asks of the engine that runs it: the whole of the engine a transfer sees.
 ///
-/// A transfer gets onto the engine's context (``visit(deferringDueTimeouts:_:)``), says that it
+/// A transfer gets onto the engine's context (``visit(_:deferringDueTimeouts:_:)``), says that it
 /// runs and when it ended, asks for a connection slot, has its easy handle added to curl and
 /// taken back, and tells what HTTP version its host answered in. Everything else — sockets, the
 /// timer, which multi handle, when a waiting transfer's turn comes — is the engine's decision
@@ -8,16 +8,17 @@
 /// (``Transfer/slotGranted()``, ``Transfer/startInGrantedSlot()``), to complete one curl reported
 /// done or whose deadline passed, and at shutdown.
 ///
-/// Every member but ``scheduler`` and ``visit(deferringDueTimeouts:_:)`` is called on the context.
+/// Every member but ``scheduler`` and ``visit(_:deferringDueTimeouts:_:)`` is called on the context.
 protocol TransferHost: AnyObject, Sendable {
     /// The scheduler whose context runs the engine.
     var scheduler: any TransferScheduler { get }
 
-    /// Runs `work` on the context, after the work submitted before it, as one visit of the engine.
-    /// `deferringDueTimeouts`: curl's timeouts due when `work` returns wait until the context has
-    /// handled the events in hand (for a transfer started from another thread, see
-    /// ``EngineCore/startedFromElsewhere()``).
-    func visit(deferringDueTimeouts: Bool, _ work: @escaping @Sendable () -> Void)
+    /// Runs `work` with `transfer` on the context, after the work submitted before it, as one visit
+    /// of the engine. `deferringDueTimeouts`: curl's timeouts due when `work` returns wait until the
+    /// context has handled the events in hand (for a transfer started from another thread, see
+    /// ``EngineCore/startedFromElsewhere()``). `work` gets the transfer, so that a command that
+    /// captures nothing else costs no allocation of its own.
+    func visit(_ transfer: Transfer, deferringDueTimeouts: Bool, _ work: @escaping @Sendable (Transfer) -> Void)
 
     /// `transfer` runs (it starts, or resumes) and is kept alive until ``transferEnded(_:)``; it is
     /// timed out at `deadline` unless it finished, paused or moved its deadline by then. `false`:

@@ -19,9 +19,9 @@ extension Transfer {
         // On the context (from a delegate call, inside curl's callbacks), body delivery stops at once,
         // as for `cancel()`: the next chunk is held, not written, and the queued block ends the job.
         if self.driver.scheduler.isOnContext { self.machine.haltRequested(cancellingWith: nil) }
-        self.onContext {
-            let data = self.keepResumeData()
-            self.contextCancel(TransferError.cancelled(url: self.currentURL))
+        self.onContext { transfer in
+            let data = transfer.keepResumeData()
+            transfer.contextCancel(TransferError.cancelled(url: transfer.currentURL))
             completion(data)
         }
     }

@@ -47,7 +47,7 @@ extension Transfer {
 
     /// Called by a stream that can go on: lifts curl's pause of `direction` on the context.
     private func liftStreamPause(_ direction: Int32) {
-        self.onContext { self.contextLiftStreamPause(direction) }
+        self.onContext { $0.contextLiftStreamPause(direction) }
     }
 
     private func contextLiftStreamPause(_ direction: Int32) {

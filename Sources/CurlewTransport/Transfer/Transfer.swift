@@ -81,14 +81,14 @@ public final class Transfer: @unchecked Sendable {
     /// Starts the transfer. Only the first call of a new transfer does anything.
     public func start() {
         // Started from another thread, its request leaves after the events waiting on the context.
-        self.driver.visit(deferringDueTimeouts: !self.driver.scheduler.isOnContext) { self.contextStart() }
+        self.driver.visit(self, deferringDueTimeouts: !self.driver.scheduler.isOnContext) { $0.contextStart() }
     }
 
     /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
     /// unless it already completed. Safe at any moment, from any thread, any number of times.
     public func cancel() {
         self.haltNowIfOnContext(cancelling: true)
-        self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
+        self.onContext { $0.contextCancel(TransferError.cancelled(url: $0.currentURL)) }
     }
 
     /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
@@ -98,7 +98,7 @@ public final class Transfer: @unchecked Sendable {
     public func pause() {
         guard !self.streams else { return }
         self.haltNowIfOnContext(cancelling: false)
-        self.onContext { self.contextPause() }
+        self.onContext { $0.contextPause() }
     }
 
     /// Resumes a paused transfer. When the response had a strong validator (`ETag`, or
@@ -106,7 +106,7 @@ public final class Transfer: @unchecked Sendable {
     /// be a 206 for the same entity from the right offset; otherwise (or if the check fails) the
     /// body starts over. Either way the delivered body is byte-identical. Does nothing unless paused.
     public func resume() {
-        self.onContext { self.contextResume() }
+        self.onContext { $0.contextResume() }
     }
 
     /// Called on the context (from a delegate callback, typically inside curl's own callbacks), a
@@ -119,9 +119,9 @@ public final class Transfer: @unchecked Sendable {
         self.machine.haltRequested(cancellingWith: cancelling ? TransferError.cancelled(url: self.currentURL) : nil)
     }
 
-    /// Runs `work` on the engine's context, as one visit of the engine.
-    func onContext(_ work: @escaping @Sendable () -> Void) {
-        self.driver.visit(deferringDueTimeouts: false, work)
+    /// Runs `work` with this transfer on the engine's context, as one visit of the engine.
+    func onContext(_ work: @escaping @Sendable (Transfer) -> Void) {
+        self.driver.visit(self, deferringDueTimeouts: false, work)
     }
 
     /// The URL of the current attempt (after redirects).
