@@ -223,13 +223,11 @@ struct EngineCore {
     /// The current visit's transfer was started from another thread: its due timeouts wait until
     /// the context has handled the events in hand (``AfterEvents/dueTimeouts``).
     ///
-    /// Such a transfer is handed to curl at once, but curl starts it on its next timeout. Run at the
-    /// end of each start's own visit, every start paid a round of curl's timeouts and sent its
-    /// request while the responses already waiting on the context were not read yet. Left until
-    /// after the events in hand, the responses complete (and their hand-offs leave) first, and the
-    /// transfers started meanwhile go out in one round: 3–25 % more requests per second for
-    /// `RequestOperation` and the manager (decision 0013). Starts on the context (from a delegate
-    /// callback) keep the immediate round: deferring those too made the run-loop epoll engine slower.
+    /// Such a transfer is handed to curl at once, but curl starts it on its next timeout. Left until
+    /// after the events in hand, the responses already waiting on the context complete (and their
+    /// hand-offs leave) before its request is written, and the transfers started meanwhile go out in
+    /// one round. Starts on the context (from a delegate callback) keep the immediate round. Why,
+    /// with the measurements: decision 0013.
     mutating func startedFromElsewhere() {
         self.defersDueTimeouts = true
     }
@@ -343,12 +341,10 @@ struct EngineCore {
     /// back goes to the oldest transfer waiting for the host, if the slots then held are within
     /// that transfer's limit.
     ///
-    /// A slot comes free when a transfer ends, typically while the context goes through a batch of
-    /// ready sockets. Started at once, the next transfer's request went out between the reads of
-    /// that batch, one at a time, and the server, idle in between, had to be woken for each (the
-    /// waker, this thread, pays the wake-up): with 10,000 GETs queued for 64 connections to nginx,
-    /// its worker slept 0.7–0.8 times per request, against 0.1–0.16 with the transfers granted a
-    /// slot started after the batch, together (decision 0013).
+    /// The transfer granted the slot starts after the events in hand, together with the others
+    /// granted meanwhile (``Action/grant(_:performAfterEvents:)``), so that their requests leave back
+    /// to back rather than one between each pair of reads of a batch of ready sockets. Why, with the
+    /// measurements: decision 0013.
     mutating func transferLeft(_ id: UInt64, slot: Slot) -> Action {
         switch slot {
         case .none:
