@@ -234,8 +234,14 @@ struct EngineCoreTests {
         let got26 = core.visitBegins()
         #expect(got26)
         let actions = core.finishVisit(at: later)
-        #expect(actions == [.expire(DeadlineQueue.Entry(deadline: self.now + .seconds(2), transferID: 7)),
-                            .setTimer(milliseconds: 2_000)])
+        #expect(actions == [.expire(transferID: 7), .setTimer(milliseconds: 2_000)])
+        #expect(core.expiringDeadline == nil, "cleared once no deadline is due")
+        core.track(later + .seconds(1), for: 9)
+        let got29 = core.visitBegins()
+        #expect(got29)
+        let expired = core.nextVisitAction(at: later + .seconds(1))
+        #expect(expired == .expire(transferID: 9) && core.expiringDeadline == later + .seconds(1),
+                "the transfer is timed out only if its deadline is still this one")
     }
 
     @Test("stale deadlines are dropped once they outnumber the live transfers")

@@ -15,7 +15,10 @@
 /// in hand, and the engine's counters.
 ///
 /// Answers allocate nothing on the hot path: one small enum per event, pulled one at a time where
-/// an event leads to several (``nextVisitAction(at:)``), and lists that keep their buffers.
+/// an event leads to several (``nextVisitAction(at:)``), and lists that keep their buffers. An
+/// ``Action`` holds no `ContinuousClock.Instant` (a resilient type, whose values the runtime lays
+/// out), so the compiler knows its layout; ``timer``, which holds instants, is the core's last
+/// stored property, so that every other one sits at a fixed offset.
 struct EngineCore {
     /// What the driver must do.
     enum Action: Equatable {
@@ -35,9 +38,9 @@ struct EngineCore {
         case close(Int32)
         /// The scheduler's timer fires in `milliseconds` (0: as soon as possible).
         case setTimer(milliseconds: Int)
-        /// The entry's transfer is timed out, unless it finished, paused or moved its deadline since
-        /// (its deadline no longer matches the entry's).
-        case expire(DeadlineQueue.Entry)
+        /// Transfer `transferID` is timed out, unless it finished, paused or moved its deadline since
+        /// (its deadline is no longer ``expiringDeadline``).
+        case expire(transferID: UInt64)
         /// One `perform` on the context runs the work queued behind the events in hand
         /// (``takeWorkAfterEvents()``), which was empty until now.
         case performAfterEvents
@@ -90,7 +93,6 @@ struct EngineCore {
     /// The limits the engine was made with.
     let configuration: TransferEngine.Configuration
     private var sockets: SocketLedger
-    private var timer = TimerCoalescer()
     private var admission = ConnectionAdmission()
     private var placement: MultiHandlePlacement
     private var protocols = HostProtocols()
@@ -114,6 +116,9 @@ struct EngineCore {
     private var afterEventsSpare: [AfterEvents] = []
     private(set) var isShutDown = false
     private var counters = EngineDiagnostics()
+    /// The deadline of the transfer the last ``Action/expire(transferID:)`` names.
+    private(set) var expiringDeadline: ContinuousClock.Instant?
+    private var timer = TimerCoalescer()  // last: see the type's comment
 
     /// How many times one visit runs curl's due timeouts itself, per multi handle, rather than arm
     /// a 0 ms timer.
@@ -262,7 +267,11 @@ struct EngineCore {
                 }
                 self.visit = .deadlines
             case .deadlines:
-                if let entry = self.timer.popDueDeadline(at: now) { return .expire(entry) }
+                if let entry = self.timer.popDueDeadline(at: now) {
+                    self.expiringDeadline = entry.deadline
+                    return .expire(transferID: entry.transferID)
+                }
+                self.expiringDeadline = nil
                 self.visit = .outside
                 return self.rearmTimer(at: now)
             }
@@ -438,7 +447,7 @@ struct EngineCore {
     // MARK: The transfers' own deadlines
 
     /// Transfer `id` must be timed out at `deadline` unless it finished, paused or moved its
-    /// deadline by then (``Action/expire(_:)``, when a visit ends).
+    /// deadline by then (``Action/expire(transferID:)``, when a visit ends).
     mutating func track(_ deadline: ContinuousClock.Instant, for id: UInt64) {
         self.timer.track(deadline, for: id)
     }

@@ -17,12 +17,12 @@ import Glibc
 final class MultiDriver: TransferSchedulerEventHandler, TransferHost, @unchecked Sendable {
     let scheduler: any TransferScheduler
     // Confined to the context: dynamic exclusivity checks never find a conflict, and cost a lot.
-    @exclusivity(unchecked) private var core: EngineCore
     /// The multi handles, by the core's index (the others than the first opened when it asks).
     @exclusivity(unchecked) private var members: [Member] = []
     @exclusivity(unchecked) private var handles = EasyHandlePool()
     /// Transfers started and not finished (running or paused), kept alive here, by ``Transfer/id``.
     @exclusivity(unchecked) private var live: [UInt64: Transfer] = [:]
+    @exclusivity(unchecked) private var core: EngineCore  // last: its size is known only at run time
 
     init(scheduler: any TransferScheduler, configuration: TransferEngine.Configuration) {
         self.scheduler = scheduler
@@ -92,8 +92,8 @@ final class MultiDriver: TransferSchedulerEventHandler, TransferHost, @unchecked
         case .setInterest(let interest, let socket): self.scheduler.setInterest(interest, for: socket)
         case .close(let socket): self.scheduler.close(socket: socket)
         case .setTimer(let milliseconds): self.scheduler.setTimer(.after(milliseconds: milliseconds))
-        case .expire(let entry):
-            if let transfer = self.live[entry.transferID], transfer.deadline == entry.deadline { transfer.deadlineExpired() }
+        case .expire(let id):
+            if let transfer = self.live[id], transfer.deadline == self.core.expiringDeadline { transfer.deadlineExpired() }
         case .performAfterEvents: self.scheduler.perform { self.runWorkAfterEvents() }
         case .grant(let id, let performAfterEvents):
             self.live[id]?.slotGranted()

@@ -305,7 +305,7 @@ public final class Transfer: @unchecked Sendable {
         if !keepingSlot { swap(&slot, &self.slot) }
         self.easy = nil
         self.driver.transferLeft(self, handle: easy, slot: slot)
-        if easy != nil { self.headerList = nil }
+        self.headerList = nil  // also after a failed attach, whose handle curl never had
     }
 
     // MARK: Deadline
