@@ -78,9 +78,9 @@ mutant 5 "every run-loop mode but the common modes becomes the default mode" \
     'if mode != .common { return kCFRunLoopDefaultMode }' \
     'NetworkThreadLessons/modes'
 mutant 6 "a transfer's commands run on the calling thread (the app's main thread) instead of the context" \
-    Sources/CurlewTransport/Transfer/Transfer.swift \
-    'driver.scheduler.perform { driver.enter(work) }' \
-    'driver.enter(work)' \
+    Sources/CurlewTransport/Engine/MultiDriver.swift \
+    'self.scheduler.perform { self.enter(deferringDueTimeouts: deferringDueTimeouts) { work(transfer) } }' \
+    'self.enter(deferringDueTimeouts: deferringDueTimeouts) { work(transfer) }' \
     'RejectedDesignLessons/mainRunLoop'
 mutant 6 "every RunLoopScheduler made with the defaults gets a network thread of its own (one per operation)" \
     Sources/CurlewRunLoop/RunLoopScheduler.swift \
@@ -153,13 +153,13 @@ mutant 19 "the batch's final operation does not depend on its members" \
 # --- The engine, the backends and the tests the issue found weak ---
 mutant - "Transfer.cancel from another thread does nothing" \
     Sources/CurlewTransport/Transfer/Transfer.swift \
-    'self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }' \
+    'self.onContext { $0.contextCancel(TransferError.cancelled(url: $0.currentURL)) }' \
     '_ = self.currentURL' \
     'CurlewConformanceTests\.CancellationTests'
 mutant - "a new transfer's 0 ms timer request waits for the scheduler's timer (a round trip) instead of running in the same visit" \
-    Sources/CurlewTransport/Engine/MultiDriver.swift \
-    'while rounds < Self.immediateRoundsPerEntry * self.members.count, !self.isShutDown' \
-    'while rounds < 0, !self.isShutDown' \
+    Sources/CurlewTransport/Engine/EngineCore.swift \
+    'if done < Self.roundsPerHandle * self.placement.handleCount, !self.isShutDown,' \
+    'if done < 0, !self.isShutDown,' \
     'LifecycleTests/startedOnContext'
 mutant - "CURLOPT_PIPEWAIT on plain http too" \
     Sources/CurlewTransport/Transfer/HandleSetup.swift \

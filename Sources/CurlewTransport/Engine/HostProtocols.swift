@@ -1,5 +1,5 @@
 /// Which HTTPS hosts answered in HTTP/1.x: a value with no I/O, tested on its own. Used by
-/// ``MultiDriver`` on the engine's context only.
+/// ``EngineCore`` on the engine's context only.
 ///
 /// **Why the engine remembers it.** A transfer that may share an HTTP/2 connection (HTTPS, where
 /// ALPN may choose `h2`) is admitted a hundred to a connection slot: the engine hands curl up to
@@ -13,7 +13,7 @@
 /// So the engine notes, per host, the HTTP version of each response head to an HTTPS transfer
 /// whose version was negotiated. A host that answered in HTTP/1.x gets one transfer per connection
 /// slot, as plain HTTP does: the others wait in the engine. (Its transfers still stay in the first
-/// multi handle, see ``MultiDriver/attach(_:host:multiplexes:)``.) A later answer in HTTP/2 (the
+/// multi handle, see ``EngineCore/placeTransfer(to:multiplexes:)``.) A later answer in HTTP/2 (the
 /// server was upgraded) takes the host out again. Until the first answer, a host is treated as one
 /// that may multiplex, as before.
 ///

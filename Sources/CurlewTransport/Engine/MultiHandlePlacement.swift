@@ -1,5 +1,5 @@
 /// Which of the engine's curl multi handles takes the next transfer: a value with no I/O, tested on
-/// its own. Used by ``MultiDriver`` on the engine's context only.
+/// its own. Part of ``EngineCore``, on the engine's context only.
 ///
 /// **Why more than one multi handle.** libcurl 7.88 walks a host's whole connection list to find an
 /// idle connection for each new transfer (`ConnectionExists`), and walks the whole connection cache
@@ -51,7 +51,7 @@ struct MultiHandlePlacement {
 
     /// The handle for a transfer to `host`, counted as attached to it. An index equal to the number
     /// of handles open before the call means a new handle: the caller opens it. A `pinned` transfer
-    /// always goes to the first handle (see ``MultiDriver/attach(_:host:multiplexes:)``).
+    /// always goes to the first handle (see ``EngineCore/placeTransfer(to:multiplexes:)``).
     mutating func place(_ host: ConnectionAdmission.Host, pinned: Bool = false) -> Int {
         if pinned || self.attached.count == 1 && (self.attached[0] < self.transfersPerHandle || self.maximumHandles == 1) {
             self.attached[0] += 1

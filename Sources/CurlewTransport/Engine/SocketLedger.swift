@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Which connection sockets the engine owns, and by which descriptor curl knows each one: the
-/// bookkeeping behind ``MultiDriver``'s socket ownership, as a value whose system calls are injected
+/// bookkeeping behind the engine's socket ownership (``EngineCore``), as a value whose system calls are injected
 /// (``System``), so that it is tested without descriptors.
 ///
 /// **Why duplicates.** Every socket curl opens for a connection comes from the engine's

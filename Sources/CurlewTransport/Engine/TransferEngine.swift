@@ -125,7 +125,7 @@ public final class TransferEngine: Sendable {
     }
 
     /// Runs `work` on the context after the events queued there now, when called on the context
-    /// (from a delegate's callback); at once anywhere else. See `MultiDriver.runAfterCurrentEvents`.
+    /// (from a delegate's callback); at once anywhere else. See ``MultiDriver/runAfterCurrentEvents(_:)``.
     package func runAfterCurrentEvents(_ work: @escaping @Sendable () -> Void) {
         guard self.driver.scheduler.isOnContext else { return work() }
         self.driver.runAfterCurrentEvents(work)

@@ -248,7 +248,7 @@ extension Transfer {
     private func noteAnsweredVersion(_ easy: EasyHandle, attempt: Attempt) {
         guard case .holding(let host) = self.slot, self.mayMultiplex(on: host),
               attempt.target.scheme == host.scheme, attempt.target.authority == host.authority else { return }
-        self.driver.note(Self.httpVersion(of: easy), from: host)
+        self.driver.host(host, answeredIn: Self.httpVersion(of: easy))
     }
 
     /// The HTTP version of the response `easy` received.

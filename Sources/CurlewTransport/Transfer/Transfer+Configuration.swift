@@ -2,11 +2,12 @@ import HTTPTypes
 internal import CCurl
 
 extension Transfer {
-    /// Sets every option of `easy` for `attempt`.
+    /// Sets every option of `easy` for `attempt`; `socketContext` is what the engine's socket
+    /// callbacks get (see ``TransferHost/attach(to:multiplexes:configure:)``).
     ///
     /// The options that do not name this transfer form a ``HandleSetup``: a pooled handle already
     /// set up the same way keeps them, and only the per-transfer options below are set again.
-    func configure(_ easy: EasyHandle, for attempt: Attempt) throws(TransferError) {
+    func configure(_ easy: EasyHandle, for attempt: Attempt, socketContext: UnsafeMutableRawPointer) throws(TransferError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let options = self.request.options
         let bodyLength = self.bodyLength(for: attempt)
@@ -22,7 +23,7 @@ extension Transfer {
             easy.forgetLastError()
         } else {
             if easy.setup != nil { easy.reset() }
-            try setup.apply(to: easy, socketContext: self.driver.pointer)
+            try setup.apply(to: easy, socketContext: socketContext)
             easy.setup = setup.isReusable ? setup : nil
         }
 

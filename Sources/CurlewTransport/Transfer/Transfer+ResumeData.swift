@@ -16,16 +16,13 @@ extension Transfer {
     ///
     /// - Parameter completion: Receives the resume data, or `nil`.
     public func cancel(producingResumeData completion: @escaping @Sendable (ResumeData?) -> Void) {
-        let driver = self.driver
         // On the context (from a delegate call, inside curl's callbacks), body delivery stops at once,
         // as for `cancel()`: the next chunk is held, not written, and the queued block ends the job.
-        if driver.scheduler.isOnContext { self.machine.haltRequested(cancellingWith: nil) }
-        driver.scheduler.perform {
-            driver.enter {
-                let data = self.keepResumeData()
-                self.contextCancel(TransferError.cancelled(url: self.currentURL))
-                completion(data)
-            }
+        if self.driver.scheduler.isOnContext { self.machine.haltRequested(cancellingWith: nil) }
+        self.onContext { transfer in
+            let data = transfer.keepResumeData()
+            transfer.contextCancel(TransferError.cancelled(url: transfer.currentURL))
+            completion(data)
         }
     }
 

@@ -47,16 +47,13 @@ extension Transfer {
 
     /// Called by a stream that can go on: lifts curl's pause of `direction` on the context.
     private func liftStreamPause(_ direction: Int32) {
-        let driver = self.driver
-        driver.scheduler.perform {
-            driver.enter { self.contextLiftStreamPause(direction) }
-        }
+        self.onContext { $0.contextLiftStreamPause(direction) }
     }
 
     private func contextLiftStreamPause(_ direction: Int32) {
         guard self.streamPauses & direction != 0 else { return }
         self.streamPauses &= ~direction
-        guard let easy = self.easy, self.isAttached, self.machine.isRunning else { return }
+        guard let easy = self.easy, self.machine.isRunning else { return }
         // curl may call the write or read callback again from inside this call, which may pause again.
         _ = curl_easy_pause(easy.raw, self.streamPauses)
     }

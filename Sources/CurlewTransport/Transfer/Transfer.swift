@@ -26,7 +26,8 @@ public final class Transfer: @unchecked Sendable {
     public let request: TransferRequest
     /// A number unique within the process, for logs.
     public let id: UInt64
-    let driver: MultiDriver
+    /// The engine, as much of it as a transfer sees.
+    let driver: any TransferHost
 
     // Everything below is confined to the engine's context, one thread at a time, so Swift's dynamic
     // exclusivity checks on these class properties can never find a conflict: they are turned off
@@ -35,11 +36,10 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var delegate: (any TransferDelegate)?
     /// The current attempt (first request, a redirect's, a resume's).
     @exclusivity(unchecked) var attempt: Attempt?
-    /// The easy handle while the transfer runs, and whether it is in the multi handle.
+    /// The easy handle while the transfer runs, added to curl.
     @exclusivity(unchecked) var easy: EasyHandle?
-    @exclusivity(unchecked) var isAttached = false
     /// The connection slot the transfer holds or waits for (``ConnectionAdmission``).
-    @exclusivity(unchecked) var slot = Slot.none
+    @exclusivity(unchecked) var slot = EngineCore.Slot.none
     @exclusivity(unchecked) var headerList: CurlHeaderList?
     @exclusivity(unchecked) var parser: ResponseHeadParser
     /// The size limits the response body is held to (from the options and the destination).
@@ -67,7 +67,7 @@ public final class Transfer: @unchecked Sendable {
     /// Time waited for connection slots and spent in redirects, for the metrics.
     @exclusivity(unchecked) var timeline = TransferTimeline()
 
-    init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: MultiDriver, id: UInt64) {
+    init(request: TransferRequest, delegate: (any TransferDelegate)?, driver: any TransferHost, id: UInt64) {
         self.request = request
         self.delegate = delegate
         self.driver = driver
@@ -81,18 +81,14 @@ public final class Transfer: @unchecked Sendable {
     /// Starts the transfer. Only the first call of a new transfer does anything.
     public func start() {
         // Started from another thread, its request leaves after the events waiting on the context.
-        let fromElsewhere = !self.driver.scheduler.isOnContext
-        self.onContext {
-            self.contextStart()
-            if fromElsewhere { self.driver.deferDueTimeouts() }
-        }
+        self.driver.visit(self, deferringDueTimeouts: !self.driver.scheduler.isOnContext) { $0.contextStart() }
     }
 
     /// Cancels the transfer: it completes with ``TransferError/Code/cancelled`` (carrying the URL)
     /// unless it already completed. Safe at any moment, from any thread, any number of times.
     public func cancel() {
         self.haltNowIfOnContext(cancelling: true)
-        self.onContext { self.contextCancel(TransferError.cancelled(url: self.currentURL)) }
+        self.onContext { $0.contextCancel(TransferError.cancelled(url: $0.currentURL)) }
     }
 
     /// Pauses a running transfer: its easy handle leaves the multi handle, which releases the
@@ -102,7 +98,7 @@ public final class Transfer: @unchecked Sendable {
     public func pause() {
         guard !self.streams else { return }
         self.haltNowIfOnContext(cancelling: false)
-        self.onContext { self.contextPause() }
+        self.onContext { $0.contextPause() }
     }
 
     /// Resumes a paused transfer. When the response had a strong validator (`ETag`, or
@@ -110,7 +106,7 @@ public final class Transfer: @unchecked Sendable {
     /// be a 206 for the same entity from the right offset; otherwise (or if the check fails) the
     /// body starts over. Either way the delivered body is byte-identical. Does nothing unless paused.
     public func resume() {
-        self.onContext { self.contextResume() }
+        self.onContext { $0.contextResume() }
     }
 
     /// Called on the context (from a delegate callback, typically inside curl's own callbacks), a
@@ -123,10 +119,9 @@ public final class Transfer: @unchecked Sendable {
         self.machine.haltRequested(cancellingWith: cancelling ? TransferError.cancelled(url: self.currentURL) : nil)
     }
 
-    /// Runs `work` on the engine's context, as one entry into the engine.
-    private func onContext(_ work: @escaping @Sendable () -> Void) {
-        let driver = self.driver
-        driver.scheduler.perform { driver.enter(work) }
+    /// Runs `work` with this transfer on the engine's context, as one visit of the engine.
+    func onContext(_ work: @escaping @Sendable (Transfer) -> Void) {
+        self.driver.visit(self, deferringDueTimeouts: false, work)
     }
 
     /// The URL of the current attempt (after redirects).
@@ -140,10 +135,10 @@ public final class Transfer: @unchecked Sendable {
     private func contextStart() {
         self.driver.scheduler.assertOnContext()
         guard self.machine.start() == .activate else { return }
-        self.driver.register(self)
-        if let timeout = self.request.options.timeout { self.setDeadline(.now + timeout) }
+        if let timeout = self.request.options.timeout { self.deadline = .now + timeout }
+        let running = self.driver.transferRuns(self, until: self.deadline)
         do throws(TransferError) {
-            guard !self.driver.isShutDown else {
+            guard running else {
                 throw TransferError(.cancelled, "The engine has shut down.", failingURL: self.request.url)
             }
             let target: RequestTarget
@@ -200,7 +195,8 @@ public final class Transfer: @unchecked Sendable {
         next.resume = nil
         if let left = self.timeoutLeftWhilePaused {
             self.timeoutLeftWhilePaused = nil
-            self.setDeadline(.now + left)
+            self.deadline = .now + left
+            _ = self.driver.transferRuns(self, until: self.deadline)
         }
         do throws(TransferError) {
             let kept = self.sink?.count ?? 0
@@ -229,7 +225,7 @@ public final class Transfer: @unchecked Sendable {
         if case .none = self.slot {
             let host = ConnectionAdmission.Host(scheme: attempt.target.scheme, authority: attempt.target.authority)
             let multiplexes = HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme)
-            guard self.driver.requestSlot(for: self, on: host, multiplexes: multiplexes) else {
+            guard self.driver.transferWantsSlot(self, on: host, multiplexes: multiplexes) else {
                 self.slot = .waiting(host)
                 self.timeline.beganWaitingForSlot()
                 return
@@ -246,7 +242,8 @@ public final class Transfer: @unchecked Sendable {
     }
 
     /// The connection slot this transfer waited for is its own; its attempt starts with
-    /// ``startInGrantedSlot()``, which the engine calls once it has handled the events in hand.
+    /// ``startInGrantedSlot()``, which the engine calls once it has handled the events in hand
+    /// (``EngineCore/transferLeft(_:slot:)``).
     func slotGranted() {
         guard case .waiting(let host) = self.slot else { return }
         self.slot = .holding(host)
@@ -258,8 +255,7 @@ public final class Transfer: @unchecked Sendable {
     /// asked for on the context, whose queued work releases the slot), or runs already (paused,
     /// resumed and admitted at once).
     func startInGrantedSlot() {
-        guard case .holding = self.slot, self.easy == nil, !self.machine.isHalting, let attempt = self.attempt,
-              !self.driver.isShutDown else {
+        guard case .holding = self.slot, self.easy == nil, !self.machine.isHalting, let attempt = self.attempt else {
             return
         }
         do {
@@ -269,21 +265,17 @@ public final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Configures a (pooled) easy handle for `attempt` and adds it to the multi handle.
+    /// Has the engine add a (pooled) easy handle, configured for `attempt`, to curl.
     private func attach(_ attempt: Attempt) throws(TransferError) {
-        guard let easy = self.driver.checkOutHandle() else {
-            throw TransferError(.unknown, "curl_easy_init failed.", failingURL: self.currentURL)
-        }
-        self.easy = easy
-        try self.configure(easy, for: attempt)
         let host: ConnectionAdmission.Host
         switch self.slot {
         case .holding(let held), .waiting(let held): host = held
         case .none: host = ConnectionAdmission.Host(scheme: attempt.target.scheme, authority: attempt.target.authority)
         }
-        try self.driver.attach(easy, host: host,
-                               multiplexes: HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme))
-        self.isAttached = true
+        let multiplexes = HandleSetup.mayMultiplex(self.request.options, scheme: attempt.target.scheme)
+        self.easy = try self.driver.attach(to: host, multiplexes: multiplexes) { (easy, socketContext) throws(TransferError) in
+            try self.configure(easy, for: attempt, socketContext: socketContext)
+        }
     }
 
     /// Replaces the finished attempt with `next` on a handle from the pool, in the same slot.
@@ -305,34 +297,18 @@ public final class Transfer: @unchecked Sendable {
         self.deliveredHead = nil
     }
 
-    /// Takes the easy handle out of the multi handle and returns it to the pool; gives the
-    /// connection slot back (or stops waiting for one) unless `keepingSlot`.
+    /// Takes the easy handle out of curl and returns it to the pool; gives the connection slot back
+    /// (or stops waiting for one) unless `keepingSlot`.
     func releaseHandle(keepingSlot: Bool = false) {
-        if let easy = self.easy {
-            self.easy = nil
-            if self.isAttached {
-                self.driver.detach(easy)
-                self.isAttached = false
-            }
-            self.driver.checkIn(easy)
-            self.headerList = nil
-        }
-        guard !keepingSlot else { return }
-        let slot = self.slot
-        self.slot = .none
-        switch slot {
-        case .none: break
-        case .waiting: self.driver.withdrawFromSlotQueue(self)
-        case .holding(let host): self.driver.releaseSlot(host)
-        }
+        let easy = self.easy
+        var slot = EngineCore.Slot.none
+        if !keepingSlot { swap(&slot, &self.slot) }
+        self.easy = nil
+        self.driver.transferLeft(self, handle: easy, slot: slot)
+        self.headerList = nil  // also after a failed attach, whose handle curl never had
     }
 
     // MARK: Deadline
-
-    private func setDeadline(_ deadline: ContinuousClock.Instant) {
-        self.deadline = deadline
-        self.driver.track(self, deadline: deadline)
-    }
 
     /// The engine found the deadline passed while the transfer still runs: curl did not time it out
     /// (it waits for a connection, where curl checks no timeout), so the engine does.
@@ -367,21 +343,9 @@ public final class Transfer: @unchecked Sendable {
         self.source = nil
         self.sink?.discard()
         self.sink = nil
-        self.driver.unregister(self)
+        self.driver.transferEnded(self)
         let delegate = self.delegate
         self.delegate = nil
         delegate?.transfer(self, didCompleteWith: outcome)
-    }
-}
-
-extension Transfer {
-    /// Where a transfer stands with its host's connection slots.
-    enum Slot {
-        /// Neither holding nor waiting (not started, paused, or finished).
-        case none
-        /// In the host's queue.
-        case waiting(ConnectionAdmission.Host)
-        /// Handed to curl, or about to be.
-        case holding(ConnectionAdmission.Host)
     }
 }
