@@ -163,7 +163,7 @@ struct EngineCoreSlotTests {
 
     @Test("readiness goes to curl's descriptor on the multi handle that announced it")
     func sockets() throws {
-        let descriptors = CoreDescriptors()
+        let descriptors = FakeDescriptors()
         var core = EngineCore.testing(descriptors) {
             $0.transfersPerMultiHandle = 1
             $0.maximumMultiHandles = 2
@@ -206,7 +206,7 @@ struct EngineCoreSlotTests {
 
     @Test("a socket curl closed before announcing it is closed by the sweep after the socket action")
     func sweep() throws {
-        let descriptors = CoreDescriptors()
+        let descriptors = FakeDescriptors()
         var core = EngineCore.testing(descriptors)
         let original = descriptors.socket()
         let curl = try #require(core.curlOpened(original).forCurl)

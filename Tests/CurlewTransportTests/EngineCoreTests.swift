@@ -1,39 +1,9 @@
 import Testing
 @testable import CurlewTransport
 
-/// A process's descriptors as the core's socket ledger sees them: numbers handed out lowest first,
-/// each naming a socket (an inode).
-final class CoreDescriptors {
-    private var inodes: [Int32: UInt] = [:]
-    private var nextInode: UInt = 500
-
-    func socket() -> Int32 {
-        self.nextInode += 1
-        return self.allocate(self.nextInode)
-    }
-
-    /// A close the ledger does not hear about (curl closing its copy behind the engine's back).
-    func closeBehindTheBack(_ descriptor: Int32) { self.inodes[descriptor] = nil }
-
-    var system: SocketLedger.System {
-        SocketLedger.System(
-            inode: { self.inodes[$0] },
-            duplicate: { descriptor in self.inodes[descriptor].map { self.allocate($0) } },
-            close: { self.inodes[$0] = nil }
-        )
-    }
-
-    private func allocate(_ inode: UInt) -> Int32 {
-        var number: Int32 = 3
-        while self.inodes[number] != nil { number += 1 }
-        self.inodes[number] = inode
-        return number
-    }
-}
-
 extension EngineCore {
     /// A core on fake descriptors, with `configure` applied to the default configuration.
-    static func testing(_ descriptors: CoreDescriptors = CoreDescriptors(),
+    static func testing(_ descriptors: FakeDescriptors = FakeDescriptors(),
                         _ configure: (inout TransferEngine.Configuration) -> Void = { _ in }) -> EngineCore {
         var configuration = TransferEngine.Configuration()
         configure(&configuration)
